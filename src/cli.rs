@@ -1,0 +1,83 @@
+//! The `interviewer` command line: argument types and one module per subcommand.
+//!
+//! Every subcommand returns a [`CliError`] whose exit code tells configuration mistakes (2)
+//! apart from other failures (1), and whose message names the file and the place.
+
+mod check;
+mod score;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::config::ConfigError;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "interviewer",
+    version,
+    about = "Adaptive, knowledge-graph-based qualitative research interviews"
+)]
+pub struct Cli {
+    /// Config directory (methodologies/, concepts/, personas/, prompts/).
+    #[arg(long, global = true, env = crate::config::CONFIG_DIR_ENV, value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate configuration files and print a one-line summary per file.
+    Check(check::CheckArgs),
+    /// Score a methodology's strategies (and nodes) for given signals and print the decomposition.
+    Score(score::ScoreArgs),
+}
+
+/// Output format of reporting commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    #[default]
+    Json,
+    Table,
+}
+
+/// A failed command: what to print and which exit code to use.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Input(String),
+    /// Problems were already printed (e.g. by `check`); only the exit code remains.
+    #[error("{0}")]
+    Reported(String),
+}
+
+impl CliError {
+    /// 2 for configuration and usage errors, 1 otherwise.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Self::Config(_) | Self::Usage(_) | Self::Reported(_) => ExitCode::from(2),
+            Self::Input(_) => ExitCode::from(1),
+        }
+    }
+}
+
+/// Runs a parsed command line, writing results to `out`.
+pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
+    let dir = crate::config::ConfigDir::discover(cli.config_dir.as_deref());
+    match cli.command {
+        Command::Check(args) => check::run(&dir, &args, out),
+        Command::Score(args) => score::run(&dir, &args, out),
+    }
+}
+
+/// Writes to the output, mapping a closed pipe or full disk to an input error.
+fn emit(out: &mut dyn std::io::Write, text: &str) -> Result<(), CliError> {
+    out.write_all(text.as_bytes())
+        .map_err(|e| CliError::Input(format!("cannot write output: {e}")))
+}

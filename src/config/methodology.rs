@@ -1,0 +1,416 @@
+//! Methodology YAML: the seed's schema (001 "YAML Configuration Structure"), typed, and its
+//! validation (001 "Validation").
+//!
+//! Guidance fields under `ontology` (`extraction_guidelines`, `relationship_examples`,
+//! `extractability_criteria`, `concept_naming_convention`) accept a string, a list or a mapping,
+//! because the seeds show all three shapes; they are rendered to text for prompts.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::Problem;
+use crate::domain::Phase;
+use crate::signals::catalog;
+
+/// A whole methodology file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Methodology {
+    pub method: MethodInfo,
+    pub ontology: Ontology,
+    #[serde(default)]
+    pub signals: BTreeMap<String, Vec<String>>,
+    pub strategies: Vec<Strategy>,
+    #[serde(default)]
+    pub phases: BTreeMap<String, PhaseConfig>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MethodInfo {
+    pub name: String,
+    #[serde(default, deserialize_with = "text_or_number")]
+    pub version: String,
+    #[serde(default)]
+    pub goal: String,
+    #[serde(default)]
+    pub opening_bias: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ontology {
+    pub nodes: Vec<NodeType>,
+    #[serde(default)]
+    pub edges: Vec<EdgeType>,
+    #[serde(default)]
+    pub extraction_guidelines: Guidance,
+    #[serde(default)]
+    pub relationship_examples: Guidance,
+    #[serde(default)]
+    pub extractability_criteria: Guidance,
+    #[serde(default)]
+    pub concept_naming_convention: Guidance,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeType {
+    pub name: String,
+    #[serde(default)]
+    pub level: u32,
+    #[serde(default)]
+    pub terminal: bool,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub examples: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EdgeType {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// `[source_type, target_type]` pairs; `"*"` matches any node type.
+    #[serde(default)]
+    pub permitted_connections: Vec<(String, String)>,
+}
+
+/// Free-form guidance text for prompts, in whichever YAML shape the author chose.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Guidance(pub serde_json::Value);
+
+impl Guidance {
+    /// Renders the guidance as indented plain text; empty when absent.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        render_value(&self.0, 0, &mut out);
+        out.trim_end().to_owned()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.render().is_empty()
+    }
+}
+
+fn render_value(v: &serde_json::Value, indent: usize, out: &mut String) {
+    let pad = "  ".repeat(indent);
+    match v {
+        serde_json::Value::Null => {}
+        serde_json::Value::String(s) => {
+            for line in s.lines() {
+                out.push_str(&format!("{pad}{line}\n"));
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                if item.is_object() || item.is_array() {
+                    out.push_str(&format!("{pad}-\n"));
+                    render_value(item, indent + 1, out);
+                } else {
+                    out.push_str(&format!("{pad}- {}\n", scalar(item)));
+                }
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for (k, item) in map {
+                if item.is_object() || item.is_array() {
+                    out.push_str(&format!("{pad}{k}:\n"));
+                    render_value(item, indent + 1, out);
+                } else {
+                    out.push_str(&format!("{pad}{k}: {}\n", scalar(item)));
+                }
+            }
+        }
+        other => out.push_str(&format!("{pad}{}\n", scalar(other))),
+    }
+}
+
+fn scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether stage 2 picks a focus node for a strategy.
+///
+/// Unknown spellings deserialise into `Invalid` so validation can report them together with
+/// every other problem of the file; a validated methodology never contains `Invalid`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum NodeBinding {
+    #[default]
+    Required,
+    None,
+    Invalid(String),
+}
+
+/// What the question generator focuses on for a strategy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum FocusMode {
+    #[default]
+    RecentNode,
+    Summary,
+    Topic,
+    Invalid(String),
+}
+
+macro_rules! string_enum {
+    ($ty:ident { $($variant:ident => $text:literal),+ }) => {
+        impl $ty {
+            pub const ALLOWED: &'static [&'static str] = &[$($text),+];
+
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$variant => $text,)+
+                    Self::Invalid(s) => s,
+                }
+            }
+        }
+
+        impl Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                Ok(match text.as_str() {
+                    $($text => Self::$variant,)+
+                    _ => Self::Invalid(text),
+                })
+            }
+        }
+    };
+}
+
+string_enum!(NodeBinding { Required => "required", None => "none" });
+string_enum!(FocusMode { RecentNode => "recent_node", Summary => "summary", Topic => "topic" });
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Strategy {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Weight per signal key, in file order (the decomposition lists them in this order).
+    pub signal_weights: serde_json::Map<String, serde_json::Value>,
+    #[serde(default)]
+    pub node_binding: NodeBinding,
+    #[serde(default)]
+    pub focus_mode: FocusMode,
+    #[serde(default)]
+    pub generates_closing_question: bool,
+}
+
+impl Strategy {
+    /// Numeric weights in file order. Non-numeric weights are rejected at load, so this
+    /// never drops a weight of a validated methodology.
+    pub fn weights(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.signal_weights
+            .iter()
+            .filter_map(|(k, v)| v.as_f64().map(|w| (k.as_str(), w)))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseConfig {
+    #[serde(default)]
+    pub description: String,
+    /// Multipliers per strategy name.
+    #[serde(default)]
+    pub signal_weights: BTreeMap<String, f64>,
+    /// Additive bonuses per strategy name.
+    #[serde(default)]
+    pub phase_bonuses: BTreeMap<String, f64>,
+}
+
+fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    match v {
+        serde_json::Value::String(s) => Ok(s),
+        serde_json::Value::Number(n) => Ok(n.to_string()),
+        serde_json::Value::Null => Ok(String::new()),
+        other => Err(serde::de::Error::custom(format!(
+            "expected a string, found {other}"
+        ))),
+    }
+}
+
+impl Methodology {
+    pub fn strategy(&self, name: &str) -> Option<&Strategy> {
+        self.strategies.iter().find(|s| s.name == name)
+    }
+
+    pub fn phase(&self, phase: Phase) -> Option<&PhaseConfig> {
+        self.phases.get(phase.as_str())
+    }
+
+    pub fn node_type(&self, name: &str) -> Option<&NodeType> {
+        self.ontology.nodes.iter().find(|n| n.name == name)
+    }
+
+    /// Ladder length in edges (highest level − lowest level), at least 1; normalises depth signals.
+    pub fn ladder_span(&self) -> u32 {
+        let levels = self.ontology.nodes.iter().map(|n| n.level);
+        let (lo, hi) = levels.fold((u32::MAX, 0), |(lo, hi), l| (lo.min(l), hi.max(l)));
+        hi.saturating_sub(lo).max(1)
+    }
+
+    /// Whether an edge of `edge_type` may join `source_type` → `target_type`.
+    pub fn permits(&self, edge_type: &str, source_type: &str, target_type: &str) -> bool {
+        self.ontology
+            .edges
+            .iter()
+            .filter(|e| e.name == edge_type)
+            .any(|e| {
+                e.permitted_connections
+                    .iter()
+                    .any(|(s, t)| (s == "*" || s == source_type) && (t == "*" || t == target_type))
+            })
+    }
+
+    /// Every semantic problem of the methodology; empty when it is usable.
+    pub fn validate(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        self.validate_ontology(&mut problems);
+        self.validate_signals(&mut problems);
+        self.validate_strategies(&mut problems);
+        self.validate_phases(&mut problems);
+        problems
+    }
+
+    fn validate_ontology(&self, problems: &mut Vec<Problem>) {
+        if self.ontology.nodes.is_empty() {
+            problems.push(Problem::new(
+                "ontology.nodes",
+                "at least one node type is required",
+            ));
+        }
+        let mut seen = HashSet::new();
+        for (i, n) in self.ontology.nodes.iter().enumerate() {
+            if !seen.insert(n.name.as_str()) {
+                problems.push(Problem::new(
+                    format!("ontology.nodes[{i}].name"),
+                    format!("duplicate node type '{}'", n.name),
+                ));
+            }
+        }
+        for (i, e) in self.ontology.edges.iter().enumerate() {
+            for (j, (s, t)) in e.permitted_connections.iter().enumerate() {
+                for (side, ty) in [("source", s), ("target", t)] {
+                    if ty != "*" && self.node_type(ty).is_none() {
+                        problems.push(Problem::new(
+                            format!("ontology.edges[{i}].permitted_connections[{j}]"),
+                            format!("{side} '{ty}' is not a node type of this ontology"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn validate_signals(&self, problems: &mut Vec<Problem>) {
+        for (pool, names) in &self.signals {
+            if !catalog::POOLS.contains(&pool.as_str()) {
+                problems.push(Problem::new(
+                    format!("signals.{pool}"),
+                    format!(
+                        "unknown pool '{pool}' (pools: {})",
+                        catalog::POOLS.join(", ")
+                    ),
+                ));
+            }
+            for (i, name) in names.iter().enumerate() {
+                if catalog::spec(name).is_none() && !catalog::is_detector(name) {
+                    problems.push(Problem::new(
+                        format!("signals.{pool}[{i}]"),
+                        format!("unknown signal '{name}'"),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn validate_strategies(&self, problems: &mut Vec<Problem>) {
+        if self.strategies.is_empty() {
+            problems.push(Problem::new(
+                "strategies",
+                "at least one strategy is required",
+            ));
+        }
+        let mut seen = HashSet::new();
+        for (i, s) in self.strategies.iter().enumerate() {
+            if !seen.insert(s.name.as_str()) {
+                problems.push(Problem::new(
+                    format!("strategies[{i}].name"),
+                    format!("duplicate strategy name '{}'", s.name),
+                ));
+            }
+            if let NodeBinding::Invalid(v) = &s.node_binding {
+                problems.push(Problem::new(
+                    format!("strategies[{i}].node_binding"),
+                    format!(
+                        "'{v}' is not a node_binding (allowed: {})",
+                        NodeBinding::ALLOWED.join(", ")
+                    ),
+                ));
+            }
+            if let FocusMode::Invalid(v) = &s.focus_mode {
+                problems.push(Problem::new(
+                    format!("strategies[{i}].focus_mode"),
+                    format!(
+                        "'{v}' is not a focus_mode (allowed: {})",
+                        FocusMode::ALLOWED.join(", ")
+                    ),
+                ));
+            }
+            for (key, weight) in &s.signal_weights {
+                let at = format!("strategies[{i}].signal_weights.{key}");
+                if !weight.is_number() {
+                    problems.push(Problem::new(
+                        at.clone(),
+                        format!("weight must be a number, found {weight}"),
+                    ));
+                }
+                if let Some(reason) = catalog::check_weight_key(key) {
+                    problems.push(Problem::new(at, reason));
+                }
+            }
+        }
+    }
+
+    fn validate_phases(&self, problems: &mut Vec<Problem>) {
+        for (phase, cfg) in &self.phases {
+            if Phase::parse(phase).is_none() {
+                problems.push(Problem::new(
+                    format!("phases.{phase}"),
+                    "phase must be early, mid or late",
+                ));
+            }
+            let tables = [
+                ("signal_weights", &cfg.signal_weights),
+                ("phase_bonuses", &cfg.phase_bonuses),
+            ];
+            for (table, entries) in tables {
+                for name in entries.keys() {
+                    if self.strategy(name).is_none() {
+                        problems.push(Problem::new(
+                            format!("phases.{phase}.{table}.{name}"),
+                            format!("'{name}' is not a strategy of this methodology"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! Shared value types that every layer speaks: signal values, interview phases, response depth,
+//! focus entries and the graph summaries that signals read.
+//!
+//! Nothing here performs I/O or reads a clock. The graph layer computes [`GraphState`] and
+//! [`CanonicalGraphState`] from the stored graph; this module only defines their shape.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// One detected signal value.
+///
+/// Numbers contribute `weight × value` to a strategy score, booleans contribute their weight
+/// when true, categories only through qualified keys (`llm.response_depth.surface`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SignalValue {
+    Bool(bool),
+    Number(f64),
+    Category(String),
+}
+
+impl SignalValue {
+    /// A category value from anything string-like.
+    pub fn category(value: impl Into<String>) -> Self {
+        Self::Category(value.into())
+    }
+}
+
+impl From<bool> for SignalValue {
+    fn from(value: bool) -> Self {
+        Self::Bool(value)
+    }
+}
+
+impl From<f64> for SignalValue {
+    fn from(value: f64) -> Self {
+        Self::Number(value)
+    }
+}
+
+impl From<u32> for SignalValue {
+    fn from(value: u32) -> Self {
+        Self::Number(f64::from(value))
+    }
+}
+
+impl fmt::Display for SignalValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Bool(b) => write!(f, "{b}"),
+            Self::Number(n) => write!(f, "{}", format_number(*n)),
+            Self::Category(c) => f.write_str(c),
+        }
+    }
+}
+
+/// Formats a score the way every report in the project does: up to four decimals, no trailing
+/// zeros, so `2.15` prints as `2.15` and `1.0` as `1`.
+pub fn format_number(n: f64) -> String {
+    let s = format!("{n:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_owned()
+    } else {
+        s.to_owned()
+    }
+}
+
+/// Global signals, `{namespaced name: value}`, ordered by name for stable output.
+pub type Signals = BTreeMap<String, SignalValue>;
+
+/// Node-scoped signals in node creation order: `(node_id, signals)`.
+///
+/// A vector rather than a map because stage-2 ties are broken by creation order.
+pub type NodeSignals = Vec<(String, Signals)>;
+
+/// Interview phase (`meta.interview.phase`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Early,
+    Mid,
+    Late,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 3] = [Phase::Early, Phase::Mid, Phase::Late];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Early => "early",
+            Self::Mid => "mid",
+            Self::Late => "late",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
+    /// The phase of `turn_number` (1-based) in an interview of `max_turns` turns.
+    ///
+    /// Seed 001 "Meta Signals": `early_max = max(2, round(max_turns × 0.10))` and
+    /// `mid_max = max_turns − 2`, so the final two turns are late. Python's `round` rounds
+    /// halves to even, and so do we, so 25 turns give `early_max = 2` as in the original.
+    pub fn for_turn(turn_number: u32, max_turns: u32) -> Self {
+        let early_max = (f64::from(max_turns) * 0.10).round_ties_even().max(2.0);
+        let mid_max = f64::from(max_turns) - 2.0;
+        let turn = f64::from(turn_number);
+        if turn <= early_max {
+            Self::Early
+        } else if turn <= mid_max {
+            Self::Mid
+        } else {
+            Self::Late
+        }
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How much a response elaborates (`llm.response_depth`), mapped from the 1–5 rubric score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResponseDepth {
+    Surface,
+    Shallow,
+    Moderate,
+    Deep,
+}
+
+impl ResponseDepth {
+    pub const ALL: [ResponseDepth; 4] = [Self::Surface, Self::Shallow, Self::Moderate, Self::Deep];
+
+    /// Maps the rubric's 1–5 score: 1 surface, 2 shallow, 3 moderate, 4–5 deep.
+    ///
+    /// Scores outside 1–5 are clamped; the batch parser rejects them before they get here.
+    pub fn from_score(score: u8) -> Self {
+        match score {
+            0 | 1 => Self::Surface,
+            2 => Self::Shallow,
+            3 => Self::Moderate,
+            _ => Self::Deep,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Surface => "surface",
+            Self::Shallow => "shallow",
+            Self::Moderate => "moderate",
+            Self::Deep => "deep",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| d.as_str() == s)
+    }
+
+    /// Ordinal rank 0..=3, used by the response-trend signal.
+    pub fn rank(self) -> u8 {
+        self as u8
+    }
+}
+
+/// One row of the focus trace (seed 000 Path 17): every turn gets one, node-free turns too.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FocusEntry {
+    /// Turn number, 1-based.
+    pub turn: u32,
+    /// Target node id; empty when the strategy is node-free or the graph was empty (turn 1).
+    pub node_id: String,
+    /// Label of the target node; empty exactly when `node_id` is.
+    pub label: String,
+    /// Strategy selected for this turn.
+    pub strategy: String,
+    /// True when a researcher overrode the engine's choice (moderator mode).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overridden: bool,
+}
+
+/// Surface-graph aggregates that global graph signals read (001 "Graph State Metrics").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GraphState {
+    pub node_count: u32,
+    pub edge_count: u32,
+    pub nodes_by_type: BTreeMap<String, u32>,
+    pub edges_by_type: BTreeMap<String, u32>,
+    pub orphan_count: u32,
+    /// Longest chain, counted in edges, over the acyclic condensation of the graph.
+    pub max_depth: u32,
+    pub avg_depth: f64,
+    pub longest_chain_path: Vec<String>,
+    /// Share of level-1 nodes from which a terminal node is reachable.
+    pub chain_completion_ratio: f64,
+    /// Whether at least one level-1 → terminal chain exists.
+    pub has_complete_chain: bool,
+    pub turn_count: u32,
+}
+
+/// Canonical-graph aggregates (001 "Canonical Graph State").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CanonicalGraphState {
+    /// Active slots only; candidates are excluded.
+    pub concept_count: u32,
+    pub edge_count: u32,
+    /// Active slots with no canonical edge.
+    pub orphan_count: u32,
+    pub max_depth: u32,
+    pub avg_support: f64,
+}
+
+/// Information-velocity state persisted per session (seed 000 Path 16 "Data Model").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VelocityState {
+    pub surface_velocity_ewma: f64,
+    pub surface_velocity_peak: f64,
+    pub prev_surface_node_count: u32,
+    pub canonical_velocity_ewma: f64,
+    pub canonical_velocity_peak: f64,
+    pub prev_canonical_node_count: u32,
+}
+
+/// One rubric score returned by the LLM signal batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RubricScore {
+    /// Likert score 1–5.
+    pub score: u8,
+    /// The model's reason; shown on demand, never used in scoring.
+    pub rationale: String,
+}
+
+/// The six rubric scores of one response, keyed by rubric name (`response_depth`, ...).
+pub type LlmScores = BTreeMap<String, RubricScore>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phase_boundaries_for_ten_turns() {
+        // early_max = max(2, round(1.0)) = 2; mid_max = 8; turns 9 and 10 are late.
+        use Phase::{Early as E, Late as L, Mid as M};
+        let phases: Vec<Phase> = (1..=10).map(|t| Phase::for_turn(t, 10)).collect();
+        assert_eq!(phases, vec![E, E, M, M, M, M, M, M, L, L]);
+    }
+
+    #[test]
+    fn phase_boundaries_for_twenty_turns() {
+        // early_max = max(2, round(2.0)) = 2; mid_max = 18.
+        assert_eq!(Phase::for_turn(2, 20), Phase::Early);
+        assert_eq!(Phase::for_turn(3, 20), Phase::Mid);
+        assert_eq!(Phase::for_turn(18, 20), Phase::Mid);
+        assert_eq!(Phase::for_turn(19, 20), Phase::Late);
+        assert_eq!(Phase::for_turn(20, 20), Phase::Late);
+    }
+
+    #[test]
+    fn phase_rounding_matches_python_half_to_even() {
+        // 25 × 0.1 = 2.5 rounds to 2 (even); 35 × 0.1 = 3.5 rounds to 4.
+        assert_eq!(Phase::for_turn(3, 25), Phase::Mid);
+        assert_eq!(Phase::for_turn(4, 35), Phase::Early);
+        assert_eq!(Phase::for_turn(5, 35), Phase::Mid);
+        // 30 turns: round(3.0) = 3.
+        assert_eq!(Phase::for_turn(3, 30), Phase::Early);
+        assert_eq!(Phase::for_turn(4, 30), Phase::Mid);
+    }
+
+    #[test]
+    fn response_depth_maps_rubric_scores() {
+        let mapped: Vec<&str> = (1..=5)
+            .map(|s| ResponseDepth::from_score(s).as_str())
+            .collect();
+        assert_eq!(mapped, ["surface", "shallow", "moderate", "deep", "deep"]);
+    }
+
+    #[test]
+    fn numbers_format_compactly() {
+        assert_eq!(format_number(2.15), "2.15");
+        assert_eq!(format_number(1.0), "1");
+        assert_eq!(format_number(-0.0), "0");
+        assert_eq!(format_number(0.123_456), "0.1235");
+    }
+}

@@ -1,0 +1,455 @@
+//! The catalogue of every signal the engine can produce: name, scope, kind and the detector
+//! that produces it.
+//!
+//! Configuration validation and weight-key resolution both read this table, so a methodology
+//! can only weight what a detector really emits, with qualifiers that fit the signal's kind.
+
+/// Whether a signal has one value per interview or one per node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Global,
+    Node,
+}
+
+/// The type of a signal's value, which decides the qualifiers a weight key may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Bool,
+    /// A number. `unit` numbers lie in [0, 1]; counts do not, and `.low/.mid/.high` on them
+    /// would be meaningless, so the validator refuses those qualifiers.
+    Number {
+        unit: bool,
+    },
+    /// A category. Ordinal categories also accept `.low/.mid/.high` by their position in
+    /// `values` (first = 0.0, last = 1.0), so `llm.response_depth.low` means "surface".
+    Category {
+        values: &'static [&'static str],
+        ordinal: bool,
+    },
+}
+
+/// One output of a detector.
+#[derive(Debug, Clone, Copy)]
+pub struct SignalSpec {
+    pub name: &'static str,
+    pub detector: &'static str,
+    pub scope: Scope,
+    pub kind: Kind,
+    pub description: &'static str,
+}
+
+pub const DEPTH_VALUES: &[&str] = &["surface", "shallow", "moderate", "deep"];
+pub const LEVEL_VALUES: &[&str] = &["none", "low", "medium", "high"];
+pub const TREND_VALUES: &[&str] = &["deepening", "stable", "shallowing", "fatigued"];
+pub const PHASE_VALUES: &[&str] = &["early", "mid", "late"];
+pub const OPPORTUNITY_VALUES: &[&str] = &["exhausted", "probe_deeper", "fresh"];
+
+const COUNT: Kind = Kind::Number { unit: false };
+const UNIT: Kind = Kind::Number { unit: true };
+const G: Scope = Scope::Global;
+const N: Scope = Scope::Node;
+
+macro_rules! spec {
+    ($name:literal, $det:literal, $scope:expr, $kind:expr, $desc:literal) => {
+        SignalSpec {
+            name: $name,
+            detector: $det,
+            scope: $scope,
+            kind: $kind,
+            description: $desc,
+        }
+    };
+}
+
+/// Every signal, grouped by pool in the order the signals panel shows them.
+pub const SIGNALS: &[SignalSpec] = &[
+    spec!(
+        "graph.node_count",
+        "graph.node_count",
+        G,
+        COUNT,
+        "surface nodes in the graph"
+    ),
+    spec!(
+        "graph.edge_count",
+        "graph.edge_count",
+        G,
+        COUNT,
+        "surface edges in the graph"
+    ),
+    spec!(
+        "graph.orphan_count",
+        "graph.orphan_count",
+        G,
+        COUNT,
+        "nodes without any edge"
+    ),
+    spec!(
+        "graph.max_depth",
+        "graph.max_depth",
+        G,
+        UNIT,
+        "longest chain / (ontology levels − 1)"
+    ),
+    spec!(
+        "graph.avg_depth",
+        "graph.avg_depth",
+        G,
+        UNIT,
+        "mean node depth / (ontology levels − 1)"
+    ),
+    spec!(
+        "graph.chain_completion.ratio",
+        "graph.chain_completion",
+        G,
+        UNIT,
+        "share of level-1 nodes that reach a terminal node"
+    ),
+    spec!(
+        "graph.chain_completion.has_complete",
+        "graph.chain_completion",
+        G,
+        Kind::Bool,
+        "some level-1 → terminal chain exists"
+    ),
+    spec!(
+        "graph.canonical_concept_count",
+        "graph.canonical_concept_count",
+        G,
+        COUNT,
+        "active canonical slots"
+    ),
+    spec!(
+        "graph.canonical_edge_density",
+        "graph.canonical_edge_density",
+        G,
+        COUNT,
+        "canonical edges per active slot"
+    ),
+    spec!(
+        "graph.canonical_exhaustion_score",
+        "graph.canonical_exhaustion_score",
+        G,
+        UNIT,
+        "mean exhaustion score of tracked nodes"
+    ),
+    spec!(
+        "llm.response_depth",
+        "llm.response_depth",
+        G,
+        Kind::Category {
+            values: DEPTH_VALUES,
+            ordinal: true
+        },
+        "elaboration of the answer"
+    ),
+    spec!(
+        "llm.specificity",
+        "llm.specificity",
+        G,
+        UNIT,
+        "concreteness of the answer"
+    ),
+    spec!(
+        "llm.certainty",
+        "llm.certainty",
+        G,
+        UNIT,
+        "confidence of the answer"
+    ),
+    spec!(
+        "llm.valence",
+        "llm.valence",
+        G,
+        UNIT,
+        "emotional tone, 0 negative … 1 positive"
+    ),
+    spec!(
+        "llm.engagement",
+        "llm.engagement",
+        G,
+        UNIT,
+        "willingness to engage"
+    ),
+    spec!(
+        "llm.intellectual_engagement",
+        "llm.intellectual_engagement",
+        G,
+        UNIT,
+        "reasoning and reflection shown"
+    ),
+    spec!(
+        "llm.global_response_trend",
+        "llm.global_response_trend",
+        G,
+        Kind::Category {
+            values: TREND_VALUES,
+            ordinal: false
+        },
+        "direction of response depth over the session"
+    ),
+    spec!(
+        "temporal.strategy_repetition_count",
+        "temporal.strategy_repetition_count",
+        G,
+        UNIT,
+        "share of the last 5 turns that used the latest strategy"
+    ),
+    spec!(
+        "temporal.turns_since_strategy_change",
+        "temporal.turns_since_strategy_change",
+        G,
+        COUNT,
+        "turns the latest strategy has run in a row"
+    ),
+    spec!(
+        "meta.interview.phase",
+        "meta.interview.phase",
+        G,
+        Kind::Category {
+            values: PHASE_VALUES,
+            ordinal: true
+        },
+        "early / mid / late"
+    ),
+    spec!(
+        "meta.conversation.saturation",
+        "meta.conversation.saturation",
+        G,
+        UNIT,
+        "surface information-velocity saturation"
+    ),
+    spec!(
+        "meta.canonical.saturation",
+        "meta.canonical.saturation",
+        G,
+        UNIT,
+        "canonical information-velocity saturation"
+    ),
+    spec!(
+        "graph.node.exhausted",
+        "graph.node.exhausted",
+        N,
+        Kind::Bool,
+        "node meets all four exhaustion criteria"
+    ),
+    spec!(
+        "graph.node.exhaustion_score",
+        "graph.node.exhaustion_score",
+        N,
+        UNIT,
+        "0.4 yield stagnation + 0.3 streak + 0.3 shallow ratio"
+    ),
+    spec!(
+        "graph.node.yield_stagnation",
+        "graph.node.yield_stagnation",
+        N,
+        Kind::Bool,
+        "focused and 3+ turns without yield"
+    ),
+    spec!(
+        "graph.node.focus_streak",
+        "graph.node.focus_streak",
+        N,
+        Kind::Category {
+            values: LEVEL_VALUES,
+            ordinal: true
+        },
+        "consecutive turns in focus"
+    ),
+    spec!(
+        "graph.node.recency_score",
+        "graph.node.recency_score",
+        N,
+        UNIT,
+        "1.0 focused now … 0.0 at 20+ turns"
+    ),
+    spec!(
+        "graph.node.is_current_focus",
+        "graph.node.is_current_focus",
+        N,
+        Kind::Bool,
+        "the previous turn's focus"
+    ),
+    spec!(
+        "graph.node.is_orphan",
+        "graph.node.is_orphan",
+        N,
+        Kind::Bool,
+        "node has no edges"
+    ),
+    spec!(
+        "graph.node.edge_count",
+        "graph.node.edge_count",
+        N,
+        COUNT,
+        "incoming + outgoing edges"
+    ),
+    spec!(
+        "graph.node.has_outgoing",
+        "graph.node.has_outgoing",
+        N,
+        Kind::Bool,
+        "node has an outgoing edge"
+    ),
+    spec!(
+        "meta.node.opportunity",
+        "meta.node.opportunity",
+        N,
+        Kind::Category {
+            values: OPPORTUNITY_VALUES,
+            ordinal: false
+        },
+        "exhausted / probe_deeper / fresh"
+    ),
+    spec!(
+        "technique.node.strategy_repetition",
+        "technique.node.strategy_repetition",
+        N,
+        Kind::Category {
+            values: LEVEL_VALUES,
+            ordinal: true
+        },
+        "same strategy on this node in a row"
+    ),
+];
+
+/// Prefixes of node-scoped weights (seed 001 "Node-Scoped Signal Partitioning").
+pub const NODE_SIGNAL_PREFIXES: [&str; 3] = ["graph.node.", "technique.node.", "meta.node."];
+
+/// The pools a methodology's `signals:` section may list.
+pub const POOLS: [&str; 5] = ["graph", "llm", "temporal", "meta", "technique"];
+
+/// Whether a weight key is node-scoped.
+pub fn is_node_key(key: &str) -> bool {
+    NODE_SIGNAL_PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+/// The spec of an output signal by exact name.
+pub fn spec(name: &str) -> Option<&'static SignalSpec> {
+    SIGNALS.iter().find(|s| s.name == name)
+}
+
+/// Whether `name` is a detector (possibly with several outputs).
+pub fn is_detector(name: &str) -> bool {
+    SIGNALS.iter().any(|s| s.detector == name)
+}
+
+/// The outputs of a detector.
+pub fn outputs_of(detector: &str) -> impl Iterator<Item = &'static SignalSpec> {
+    SIGNALS.iter().filter(move |s| s.detector == detector)
+}
+
+/// The qualifiers a signal of `kind` accepts after its name in a weight key.
+pub fn qualifiers(kind: Kind) -> Vec<&'static str> {
+    match kind {
+        Kind::Bool => vec!["true", "false"],
+        Kind::Number { unit: true } => vec!["low", "mid", "high"],
+        Kind::Number { unit: false } => vec![],
+        Kind::Category { values, ordinal } => {
+            let mut q = values.to_vec();
+            if ordinal {
+                for b in ["low", "mid", "high"] {
+                    if !q.contains(&b) {
+                        q.push(b);
+                    }
+                }
+            }
+            q
+        }
+    }
+}
+
+/// Why a weight key names nothing the engine produces, or `None` when it is valid.
+pub fn check_weight_key(key: &str) -> Option<String> {
+    if spec(key).is_some() {
+        return None;
+    }
+    if let Some((base, qualifier)) = key.rsplit_once('.') {
+        if let Some(s) = spec(base) {
+            let allowed = qualifiers(s.kind);
+            if allowed.contains(&qualifier) {
+                return None;
+            }
+            return Some(if allowed.is_empty() {
+                format!("'{base}' is a count and takes no qualifier; weight it directly")
+            } else {
+                format!(
+                    "'{qualifier}' is not a qualifier of '{base}' (allowed: {})",
+                    allowed.join(", ")
+                )
+            });
+        }
+    }
+    if is_detector(key) {
+        let outs: Vec<&str> = outputs_of(key).map(|s| s.name).collect();
+        return Some(format!(
+            "'{key}' has several outputs; weight one of: {}",
+            outs.join(", ")
+        ));
+    }
+    Some(format!("unknown signal '{key}'{}", suggestion(key)))
+}
+
+fn suggestion(key: &str) -> String {
+    let best = SIGNALS
+        .iter()
+        .map(|s| (edit_distance(key, s.name), s.name))
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((d, name)) if d <= 4 => format!(" (did you mean '{name}'?)"),
+        _ => String::new(),
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints on misspelt signal names.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev.get(j).copied().unwrap_or(0) + usize::from(ca != *cb);
+            let del = prev.get(j + 1).copied().unwrap_or(0) + 1;
+            let ins = cur.get(j).copied().unwrap_or(0) + 1;
+            cur.push(sub.min(del).min(ins));
+        }
+        prev = cur;
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_scopes_follow_prefixes() {
+        for (i, s) in SIGNALS.iter().enumerate() {
+            assert!(
+                SIGNALS.iter().skip(i + 1).all(|o| o.name != s.name),
+                "{}",
+                s.name
+            );
+            assert_eq!(is_node_key(s.name), s.scope == Scope::Node, "{}", s.name);
+            assert!(s.name.starts_with(s.detector), "{}", s.name);
+        }
+    }
+
+    #[test]
+    fn weight_keys_are_checked_against_kinds() {
+        assert_eq!(check_weight_key("llm.response_depth.surface"), None);
+        assert_eq!(check_weight_key("llm.response_depth.low"), None);
+        assert_eq!(
+            check_weight_key("graph.chain_completion.has_complete.false"),
+            None
+        );
+        assert_eq!(check_weight_key("graph.node.exhaustion_score.low"), None);
+        assert_eq!(check_weight_key("temporal.strategy_repetition_count"), None);
+        assert!(check_weight_key("graph.node_count.high").is_some());
+        assert!(check_weight_key("llm.response_depth.profound").is_some());
+        assert!(check_weight_key("graph.chain_completion").is_some());
+        let typo = check_weight_key("llm.engagment").unwrap_or_default();
+        assert!(typo.contains("did you mean 'llm.engagement'"), "{typo}");
+    }
+}

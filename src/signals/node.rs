@@ -1,0 +1,179 @@
+//! Node-scoped signal formulas (seed 000 Path 8, seed 001 "Node-Level Signals").
+//!
+//! Each function reads one [`NodeState`]; the detectors in [`super::detectors`] apply them to
+//! every tracked node.
+
+use crate::graph::node_state::NodeState;
+
+/// How many recent responses the shallow ratio looks at.
+pub const RECENT_RESPONSES: usize = 3;
+/// Exhaustion needs at least this many turns without yield (tightened from 3 in the seed).
+pub const EXHAUSTED_MIN_TURNS_WITHOUT_YIELD: u32 = 2;
+/// Exhaustion needs at least this focus streak.
+pub const EXHAUSTED_MIN_STREAK: u32 = 2;
+/// Exhaustion needs at least this share of recent responses to be "surface".
+pub const EXHAUSTED_SHALLOW_SHARE: f64 = 2.0 / 3.0;
+/// Yield stagnation: focused and this many turns without yield.
+pub const STAGNATION_TURNS: u32 = 3;
+/// Recency decays linearly to 0 over this many turns.
+pub const RECENCY_WINDOW: f64 = 20.0;
+
+/// The four exhaustion criteria of Path 8, all required.
+pub fn is_exhausted(s: &NodeState) -> bool {
+    s.focus_count >= 1
+        && s.turns_since_last_yield >= EXHAUSTED_MIN_TURNS_WITHOUT_YIELD
+        && s.current_focus_streak >= EXHAUSTED_MIN_STREAK
+        && s.shallow_ratio(RECENT_RESPONSES) + 1e-12 >= EXHAUSTED_SHALLOW_SHARE
+}
+
+/// `min(tsly, 10)/10 × 0.4 + min(streak, 5)/5 × 0.3 + shallow_ratio × 0.3`; 0 for a node never
+/// focused, which has had no chance to be exhausted.
+pub fn exhaustion_score(s: &NodeState) -> f64 {
+    if s.focus_count == 0 {
+        return 0.0;
+    }
+    let yield_part = f64::from(s.turns_since_last_yield.min(10)) / 10.0 * 0.4;
+    let streak_part = f64::from(s.current_focus_streak.min(5)) / 5.0 * 0.3;
+    yield_part + streak_part + s.shallow_ratio(RECENT_RESPONSES) * 0.3
+}
+
+pub fn yield_stagnation(s: &NodeState) -> bool {
+    s.focus_count > 0 && s.turns_since_last_yield >= STAGNATION_TURNS
+}
+
+/// none (0), low (1), medium (2–3), high (4+).
+pub fn level(count: u32) -> &'static str {
+    match count {
+        0 => "none",
+        1 => "low",
+        2 | 3 => "medium",
+        _ => "high",
+    }
+}
+
+/// 1.0 when focused this turn, falling linearly to 0.0 at 20 turns; 0.0 if never focused.
+pub fn recency_score(s: &NodeState) -> f64 {
+    if s.last_focus_turn.is_none() {
+        return 0.0;
+    }
+    (1.0 - f64::from(s.turns_since_last_focus) / RECENCY_WINDOW).max(0.0)
+}
+
+/// `meta.node.opportunity` from the three signals the seed names: exhausted nodes say so;
+/// a node held in focus (streak medium or high) while the answer was deep still has material
+/// the extraction has not captured (`probe_deeper`); everything else is fresh.
+pub fn opportunity(
+    exhausted: bool,
+    focus_streak: &str,
+    response_depth: Option<&str>,
+) -> &'static str {
+    if exhausted {
+        "exhausted"
+    } else if matches!(focus_streak, "medium" | "high") && response_depth == Some("deep") {
+        "probe_deeper"
+    } else {
+        "fresh"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::node_state::{NodeRegistration, NodeStateTracker};
+
+    fn state(tsly: u32, streak: u32, focus: u32, depths: &[&str]) -> NodeState {
+        let mut t = NodeStateTracker::new();
+        let reg = NodeRegistration {
+            node_id: "n",
+            label: "n",
+            node_type: "attribute",
+            depth: 0,
+            level: 1,
+            is_terminal: false,
+        };
+        let mut s = t.register_node(&reg, 1).clone();
+        s.turns_since_last_yield = tsly;
+        s.current_focus_streak = streak;
+        s.focus_count = focus;
+        s.all_response_depths = depths.iter().map(|d| (*d).to_owned()).collect();
+        s
+    }
+
+    fn close(a: f64, b: f64) {
+        assert!((a - b).abs() < 1e-9, "{a} != {b}");
+    }
+
+    #[test]
+    fn exhaustion_score_worked_values() {
+        // Never focused: 0 whatever else holds.
+        close(exhaustion_score(&state(7, 0, 0, &["surface"])), 0.0);
+        // Just yielded, first focus, no responses: 0 + 1/5×0.3 = 0.06.
+        close(exhaustion_score(&state(0, 1, 1, &[])), 0.06);
+        // 3 turns dry, streak 2, one of last three surface: 0.12 + 0.12 + 0.1 = 0.34.
+        close(
+            exhaustion_score(&state(3, 2, 2, &["deep", "surface", "moderate"])),
+            0.34,
+        );
+        // Caps: 12 dry turns → 0.4, streak 7 → 0.3, last three all surface → 0.3: 1.0.
+        close(
+            exhaustion_score(&state(12, 7, 7, &["deep", "surface", "surface", "surface"])),
+            1.0,
+        );
+        // Only the last three responses count: [surface, deep, deep, deep] → ratio 0.
+        close(
+            exhaustion_score(&state(5, 5, 5, &["surface", "deep", "deep", "deep"])),
+            0.2 + 0.3,
+        );
+    }
+
+    #[test]
+    fn exhausted_needs_all_four_criteria() {
+        assert!(is_exhausted(&state(
+            2,
+            2,
+            1,
+            &["surface", "surface", "deep"]
+        )));
+        assert!(
+            !is_exhausted(&state(1, 2, 1, &["surface", "surface"])),
+            "yield too recent"
+        );
+        assert!(
+            !is_exhausted(&state(2, 1, 1, &["surface", "surface"])),
+            "streak too short"
+        );
+        assert!(
+            !is_exhausted(&state(2, 2, 0, &["surface", "surface"])),
+            "never focused"
+        );
+        assert!(
+            !is_exhausted(&state(2, 2, 1, &["surface", "deep", "deep"])),
+            "answers not shallow"
+        );
+    }
+
+    #[test]
+    fn streak_levels_recency_and_stagnation() {
+        let levels: Vec<&str> = [0, 1, 2, 3, 4, 9].into_iter().map(level).collect();
+        assert_eq!(levels, ["none", "low", "medium", "medium", "high", "high"]);
+        let mut s = state(3, 1, 1, &[]);
+        assert!(yield_stagnation(&s));
+        s.turns_since_last_yield = 2;
+        assert!(!yield_stagnation(&s));
+        assert_eq!(recency_score(&s), 0.0, "never focused");
+        s.last_focus_turn = Some(4);
+        s.turns_since_last_focus = 5;
+        close(recency_score(&s), 0.75);
+        s.turns_since_last_focus = 25;
+        close(recency_score(&s), 0.0);
+    }
+
+    #[test]
+    fn opportunity_rules() {
+        assert_eq!(opportunity(true, "high", Some("deep")), "exhausted");
+        assert_eq!(opportunity(false, "medium", Some("deep")), "probe_deeper");
+        assert_eq!(opportunity(false, "low", Some("deep")), "fresh");
+        assert_eq!(opportunity(false, "high", Some("shallow")), "fresh");
+        assert_eq!(opportunity(false, "high", None), "fresh");
+    }
+}

@@ -15,3 +15,6 @@ mod registry;
 pub use detectors::{run_length, strategy_repetition};
 pub use input::{Detected, DetectionInput};
 pub use registry::{Detector, Registry, RegistryError};
+
+#[cfg(test)]
+mod tests;

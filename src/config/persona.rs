@@ -80,7 +80,10 @@ impl Persona {
         if (sum - 1.0).abs() > DISTRIBUTION_TOLERANCE {
             problems.push(Problem::new(
                 "response_patterns",
-                format!("probabilities sum to {sum}, not 1"),
+                format!(
+                    "probabilities sum to {}, not 1",
+                    crate::domain::format_number(sum)
+                ),
             ));
         }
         if !(0.0..=1.0).contains(&self.deflection_rate) {

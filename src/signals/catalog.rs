@@ -392,9 +392,17 @@ pub fn check_weight_key(key: &str) -> Option<String> {
 }
 
 fn suggestion(key: &str) -> String {
+    // Compare the key as written and without a trailing qualifier, so that
+    // `llm.engagment.high` still finds `llm.engagement`.
+    let base = key.rsplit_once('.').map_or(key, |(b, _)| b);
     let best = SIGNALS
         .iter()
-        .map(|s| (edit_distance(key, s.name), s.name))
+        .map(|s| {
+            (
+                edit_distance(key, s.name).min(edit_distance(base, s.name)),
+                s.name,
+            )
+        })
         .min_by_key(|(d, _)| *d);
     match best {
         Some((d, name)) if d <= 4 => format!(" (did you mean '{name}'?)"),
@@ -449,7 +457,7 @@ mod tests {
         assert!(check_weight_key("graph.node_count.high").is_some());
         assert!(check_weight_key("llm.response_depth.profound").is_some());
         assert!(check_weight_key("graph.chain_completion").is_some());
-        let typo = check_weight_key("llm.engagment").unwrap_or_default();
+        let typo = check_weight_key("llm.engagment.high").unwrap_or_default();
         assert!(typo.contains("did you mean 'llm.engagement'"), "{typo}");
     }
 }

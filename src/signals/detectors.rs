@@ -113,7 +113,7 @@ fn llm_detectors() -> Vec<Detector> {
     d.push(detector!("llm.valence", [], |i, o| continuous(i, o, 2)));
     d.push(detector!("llm.engagement", [], |i, o| continuous(i, o, 3)));
     d.push(detector!("llm.intellectual_engagement", [], |i, o| {
-        continuous(i, o, 4)
+        continuous(i, o, 4);
     }));
     d.push(detector!(
         "llm.global_response_trend",

@@ -1,0 +1,118 @@
+//! `interviewer check` on the shipped config and on broken files, through the real binary.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::process::Command;
+
+fn check(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_interviewer"))
+        .arg("check")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run interviewer");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn shipped_config_passes() {
+    let (code, out) = check(&[]);
+    assert_eq!(code, 0, "{out}");
+    for needle in [
+        "methodologies/means_end_chain.yaml",
+        "methodologies/jobs_to_be_done.yaml",
+        "methodologies/critical_incident.yaml",
+        "prompts/signals.md  6 rubrics",
+    ] {
+        assert!(out.contains(needle), "missing {needle} in:\n{out}");
+    }
+    let summary = out.lines().last().unwrap_or_default();
+    assert!(summary.ends_with(", 0 failed"), "{summary}");
+    let files: usize = summary.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(
+        files >= 14,
+        "expected ≥ 14 files: 3 methodologies, 4 concepts, 6 personas, rubrics: {summary}"
+    );
+}
+
+#[test]
+fn every_problem_of_a_broken_methodology_is_reported_with_path() {
+    let (code, out) = check(&["tests/fixtures/invalid/many_problems.yaml"]);
+    assert_eq!(code, 2);
+    let f = "tests/fixtures/invalid/many_problems.yaml";
+    let expected = [
+        "ontology.edges[0].permitted_connections[0]: target 'consequence' is not a node type",
+        "signals.graph[1]: unknown signal 'graph.depth_of_field'",
+        "signals.vibes: unknown pool 'vibes'",
+        "strategies[0].node_binding: 'sometimes' is not a node_binding",
+        "strategies[0].focus_mode: 'sideways' is not a focus_mode",
+        "strategies[0].signal_weights.llm.engagment.high: unknown signal 'llm.engagment.high' (did you mean 'llm.engagement'?)",
+        "strategies[0].signal_weights.graph.node_count.high: 'graph.node_count' is a count",
+        "strategies[0].signal_weights.llm.response_depth.profound: 'profound' is not a qualifier",
+        "strategies[1].name: duplicate strategy name 'deepen'",
+        "strategies[1].signal_weights.graph.chain_completion: 'graph.chain_completion' has several outputs",
+        "phases.early.signal_weights.explore: 'explore' is not a strategy",
+        "phases.early.phase_bonuses.synthesize: 'synthesize' is not a strategy",
+        "phases.overtime: phase must be early, mid or late",
+    ];
+    for e in expected {
+        assert!(
+            out.contains(&format!("{f}: {e}")),
+            "missing '{e}' in:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn each_failure_mode_names_file_path_and_reason() {
+    let cases = [
+        (
+            "wrong_type.yaml",
+            "ontology.nodes[0].level: invalid type: string \"one\"",
+        ),
+        ("unknown_key.yaml", "unknown field `colour`"),
+        (
+            "persona_bad_distribution.yaml",
+            "response_patterns: probabilities sum to 1.1, not 1",
+        ),
+        (
+            "concept_no_objective.yaml",
+            "objective: an objective is required",
+        ),
+        ("syntax.yaml", "line 3 column 9"),
+    ];
+    for (file, needle) in cases {
+        let path = format!("tests/fixtures/invalid/{file}");
+        let (code, out) = check(&[&path]);
+        assert_eq!(code, 2, "{file}");
+        assert!(out.contains(&format!("FAIL  {path}")), "{out}");
+        assert!(
+            out.contains(needle),
+            "{file}: missing '{needle}' in:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn a_seed_schema_methodology_from_elsewhere_loads_unchanged() {
+    let (code, out) = check(&["tests/fixtures/valid/seed_style.yaml"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("methodology 'seed_style': 3 node types, 3 strategies"),
+        "{out}"
+    );
+}
+
+#[test]
+fn missing_path_is_a_usage_error() {
+    let (code, _) = check(&["tests/fixtures/nope.yaml"]);
+    assert_eq!(code, 2);
+}

@@ -73,10 +73,10 @@ pub fn extract_object(
         let start = search_from + offset;
         match balanced_end(reply, start) {
             Balanced::End(end) => {
-                if let Some(candidate) = reply.get(start..end) {
-                    if let Ok(serde_json::Value::Object(map)) = serde_json::from_str(candidate) {
-                        return Ok(map);
-                    }
+                if let Some(candidate) = reply.get(start..end)
+                    && let Ok(serde_json::Value::Object(map)) = serde_json::from_str(candidate)
+                {
+                    return Ok(map);
                 }
             }
             Balanced::TooDeep => saw_deep = true,

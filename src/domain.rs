@@ -227,6 +227,24 @@ pub struct VelocityState {
     pub prev_canonical_node_count: u32,
 }
 
+/// Mutable interview state persisted with a session (seed 001 "Session State", with the
+/// velocity fields of seed 000 Path 16).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    pub methodology: String,
+    pub concept_id: String,
+    pub concept_name: String,
+    /// Completed turns; the turn being processed is `turn_count + 1`.
+    pub turn_count: u32,
+    pub last_strategy: Option<String>,
+    #[serde(flatten)]
+    pub velocity: VelocityState,
+    pub focus_history: Vec<FocusEntry>,
+    /// Depth of every answer so far (session-scoped input of `llm.global_response_trend`).
+    #[serde(default)]
+    pub depth_history: Vec<ResponseDepth>,
+}
+
 /// One rubric score returned by the LLM signal batch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RubricScore {

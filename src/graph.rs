@@ -1,4 +1,12 @@
-//! The interview's knowledge graph. This layer currently holds per-node state tracking
-//! (seed 000 Paths 8 and 19); graph storage and metrics arrive with the store.
+//! The interview's knowledge graph: surface and canonical records ([`model`]), turn updates of
+//! the surface graph ([`surface`]), canonical slots ([`canonical`]), metrics ([`metrics`]) and
+//! per-node state tracking ([`node_state`], seed 000 Paths 8 and 19).
+//!
+//! Everything here is pure; embeddings arrive as values and writes are returned, not made.
 
+pub mod canonical;
+pub mod metrics;
+pub mod model;
 pub mod node_state;
+pub mod similarity;
+pub mod surface;

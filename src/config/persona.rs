@@ -92,13 +92,13 @@ impl Persona {
                 format!("{} is not a probability in [0, 1]", self.deflection_rate),
             ));
         }
-        if let Some(f) = &self.fatigue {
-            if !(0.0..=1.0).contains(&f.brevity_increase_per_turn) {
-                problems.push(Problem::new(
-                    "fatigue.brevity_increase_per_turn",
-                    "must lie in [0, 1]",
-                ));
-            }
+        if let Some(f) = &self.fatigue
+            && !(0.0..=1.0).contains(&f.brevity_increase_per_turn)
+        {
+            problems.push(Problem::new(
+                "fatigue.brevity_increase_per_turn",
+                "must lie in [0, 1]",
+            ));
         }
         problems
     }

@@ -393,11 +393,10 @@ impl NodeStateTracker {
         state.edge_count_incoming = state
             .edge_count_incoming
             .saturating_add_signed(incoming_delta);
-        // Not a let-chain: the crate's MSRV (1.85) predates them.
-        if let Some(other) = other_node_id.map(|id| resolve(&self.slot_of, id)) {
-            if other != key {
-                state.connected_node_ids.insert(other.to_owned());
-            }
+        if let Some(other) = other_node_id.map(|id| resolve(&self.slot_of, id))
+            && other != key
+        {
+            state.connected_node_ids.insert(other.to_owned());
         }
     }
 

@@ -365,21 +365,21 @@ pub fn check_weight_key(key: &str) -> Option<String> {
     if spec(key).is_some() {
         return None;
     }
-    if let Some((base, qualifier)) = key.rsplit_once('.') {
-        if let Some(s) = spec(base) {
-            let allowed = qualifiers(s.kind);
-            if allowed.contains(&qualifier) {
-                return None;
-            }
-            return Some(if allowed.is_empty() {
-                format!("'{base}' is a count and takes no qualifier; weight it directly")
-            } else {
-                format!(
-                    "'{qualifier}' is not a qualifier of '{base}' (allowed: {})",
-                    allowed.join(", ")
-                )
-            });
+    if let Some((base, qualifier)) = key.rsplit_once('.')
+        && let Some(s) = spec(base)
+    {
+        let allowed = qualifiers(s.kind);
+        if allowed.contains(&qualifier) {
+            return None;
         }
+        return Some(if allowed.is_empty() {
+            format!("'{base}' is a count and takes no qualifier; weight it directly")
+        } else {
+            format!(
+                "'{qualifier}' is not a qualifier of '{base}' (allowed: {})",
+                allowed.join(", ")
+            )
+        });
     }
     if is_detector(key) {
         let outs: Vec<&str> = outputs_of(key).map(|s| s.name).collect();

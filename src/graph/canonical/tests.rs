@@ -1,0 +1,254 @@
+use super::*;
+
+fn node(id: &str, label: &str, node_type: &str, e: &[f32]) -> KgNode {
+    KgNode {
+        id: id.into(),
+        session_id: "s".into(),
+        label: label.into(),
+        node_type: node_type.into(),
+        confidence: 1.0,
+        properties: serde_json::json!({}),
+        stance: 0,
+        source_utterance_ids: vec![],
+        source_quote: String::new(),
+        superseded_by: None,
+        embedding: Some(e.to_vec()),
+        recorded_at: String::new(),
+        turn: 1,
+    }
+}
+
+fn proposal(name: &str, node_type: &str, labels: &[&str]) -> SlotProposal {
+    SlotProposal {
+        slot_name: name.into(),
+        description: String::new(),
+        node_type: node_type.into(),
+        surface_labels: labels.iter().map(|l| (*l).into()).collect(),
+    }
+}
+
+fn ids() -> impl FnMut() -> String {
+    let mut n = 0;
+    move || {
+        n += 1;
+        format!("slot{n}")
+    }
+}
+
+#[test]
+fn batches_group_by_type_in_chunks_of_eight() {
+    let nodes: Vec<KgNode> = (0..10)
+        .map(|i| node(&format!("a{i}"), "x", "attribute", &[1.0]))
+        .chain([node("v", "x", "terminal_value", &[1.0])])
+        .collect();
+    let b = batches(&nodes);
+    let sizes: Vec<(&str, usize)> = b.iter().map(|(t, n)| (t.as_str(), n.len())).collect();
+    assert_eq!(
+        sizes,
+        [("attribute", 8), ("attribute", 2), ("terminal_value", 1)]
+    );
+    assert!(batches(&[]).is_empty(), "no nodes, no LLM call");
+}
+
+#[test]
+fn proposals_create_merge_and_promote() {
+    let mapped = HashSet::new();
+    let mut next = ids();
+    let n1 = node("n1", "tastes creamy", "attribute", &[1.0, 0.0]);
+    let turn1_nodes = [&n1];
+    let batch1 = ProposalBatch {
+        node_type: "attribute",
+        nodes: &turn1_nodes,
+        proposals: &[proposal("creaminess", "attribute", &["Tastes creamy"])],
+        embeddings: &[vec![1.0, 0.0]],
+    };
+    let u1 = integrate_proposals(
+        &[],
+        &batch1,
+        &SlotContext {
+            session_id: "s",
+            turn: 1,
+            mapped_nodes: &mapped,
+        },
+        &mut next,
+    );
+    assert_eq!(u1.slots_created.len(), 1);
+    let slot = &u1.slots_created[0];
+    assert_eq!(
+        (slot.status, slot.support_count, slot.first_seen_turn),
+        (SlotStatus::Candidate, 1, 1)
+    );
+    assert_eq!(u1.mappings_created[0].surface_node_id, "n1");
+
+    // Turn 2: a paraphrase proposal at cosine 0.8 (≥ 0.60) merges and promotes at support 2.
+    let n2 = node("n2", "smooth", "attribute", &[0.8, 0.6]);
+    let turn2_nodes = [&n2];
+    let batch2 = ProposalBatch {
+        node_type: "attribute",
+        nodes: &turn2_nodes,
+        proposals: &[proposal("smoothness", "attribute", &["smooth"])],
+        embeddings: &[vec![0.8, 0.6]],
+    };
+    let u2 = integrate_proposals(
+        &u1.slots_created,
+        &batch2,
+        &SlotContext {
+            session_id: "s",
+            turn: 2,
+            mapped_nodes: &mapped,
+        },
+        &mut next,
+    );
+    assert!(u2.slots_created.is_empty());
+    let merged = &u2.slots_updated[0];
+    assert_eq!(
+        (
+            merged.id.as_str(),
+            merged.status,
+            merged.support_count,
+            merged.promoted_turn
+        ),
+        ("slot1", SlotStatus::Active, 2, Some(2))
+    );
+    assert_eq!(u2.promoted, vec!["slot1"]);
+    assert!((u2.mappings_created[0].similarity - 0.8).abs() < 1e-6);
+}
+
+#[test]
+fn other_types_and_low_similarity_make_new_slots() {
+    let mapped = HashSet::new();
+    let mut next = ids();
+    let existing = CanonicalSlot {
+        id: "slotA".into(),
+        session_id: "s".into(),
+        slot_name: "creaminess".into(),
+        description: String::new(),
+        node_type: "attribute".into(),
+        status: SlotStatus::Candidate,
+        support_count: 1,
+        first_seen_turn: 1,
+        promoted_turn: None,
+        embedding: Some(vec![1.0, 0.0]),
+    };
+    let v = node("v", "indulgence", "terminal_value", &[1.0, 0.0]);
+    let a = node("a", "froth", "attribute", &[0.5, 0.866]);
+    let vs = [&v];
+    let as_ = [&a];
+    let same_vector_other_type = ProposalBatch {
+        node_type: "terminal_value",
+        nodes: &vs,
+        proposals: &[proposal("indulgence", "terminal_value", &["indulgence"])],
+        embeddings: &[vec![1.0, 0.0]],
+    };
+    let u = integrate_proposals(
+        std::slice::from_ref(&existing),
+        &same_vector_other_type,
+        &SlotContext {
+            session_id: "s",
+            turn: 2,
+            mapped_nodes: &mapped,
+        },
+        &mut next,
+    );
+    assert_eq!(u.slots_created.len(), 1);
+    // cos = 0.5 < 0.60.
+    let dissimilar = ProposalBatch {
+        node_type: "attribute",
+        nodes: &as_,
+        proposals: &[proposal("froth", "attribute", &["froth"])],
+        embeddings: &[vec![0.5, 0.866]],
+    };
+    let u = integrate_proposals(
+        std::slice::from_ref(&existing),
+        &dissimilar,
+        &SlotContext {
+            session_id: "s",
+            turn: 2,
+            mapped_nodes: &mapped,
+        },
+        &mut next,
+    );
+    assert_eq!(u.slots_created.len(), 1);
+    // A proposal naming no node of the batch is ignored, as is a node mapped before.
+    let already: HashSet<String> = ["a".to_owned()].into();
+    let u = integrate_proposals(
+        &[],
+        &dissimilar,
+        &SlotContext {
+            session_id: "s",
+            turn: 2,
+            mapped_nodes: &already,
+        },
+        &mut next,
+    );
+    assert_eq!(u.ignored_proposals, vec!["froth"]);
+}
+
+#[test]
+fn surface_edges_aggregate_between_slots() {
+    let mapping = |n: &str, s: &str| SlotMapping {
+        surface_node_id: n.into(),
+        canonical_slot_id: s.into(),
+        similarity: 1.0,
+        assigned_turn: 1,
+    };
+    let mappings = [mapping("a1", "A"), mapping("a2", "A"), mapping("b1", "B")];
+    let edge = |id: &str, s: &str, t: &str| KgEdge {
+        id: id.into(),
+        session_id: "s".into(),
+        source_node_id: s.into(),
+        target_node_id: t.into(),
+        edge_type: "leads_to".into(),
+        confidence: 1.0,
+        properties: serde_json::json!({}),
+        source_utterance_ids: vec![],
+        recorded_at: String::new(),
+        turn: 1,
+    };
+    let edges = [
+        edge("e1", "a1", "b1"),
+        edge("e2", "a2", "b1"),
+        edge("e3", "a1", "a2"),
+        edge("e4", "a1", "unmapped"),
+    ];
+    let mut next = ids();
+    let agg = aggregate_edges(&edges, &mappings, &[], "s", &mut next);
+    assert_eq!(agg.len(), 1);
+    assert_eq!(
+        (agg[0].support_count, agg[0].surface_edge_ids.clone()),
+        (2, vec!["e1".to_owned(), "e2".to_owned()])
+    );
+    // Re-aggregation keeps the id.
+    let again = aggregate_edges(&edges, &mappings, &agg, "s", &mut next);
+    assert_eq!(again[0].id, agg[0].id);
+
+    let slot = |id: &str, status: SlotStatus, support: u32| CanonicalSlot {
+        id: id.into(),
+        session_id: "s".into(),
+        slot_name: id.into(),
+        description: String::new(),
+        node_type: "attribute".into(),
+        status,
+        support_count: support,
+        first_seen_turn: 1,
+        promoted_turn: None,
+        embedding: None,
+    };
+    let slots = [
+        slot("A", SlotStatus::Active, 2),
+        slot("B", SlotStatus::Active, 1),
+        slot("C", SlotStatus::Active, 3),
+        slot("D", SlotStatus::Candidate, 1),
+    ];
+    let st = canonical_state(&slots, &agg);
+    assert_eq!(
+        (
+            st.concept_count,
+            st.edge_count,
+            st.orphan_count,
+            st.max_depth
+        ),
+        (3, 1, 1, 1)
+    );
+    assert!((st.avg_support - 2.0).abs() < 1e-12);
+}

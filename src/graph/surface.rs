@@ -1,0 +1,395 @@
+//! Applying one turn's extraction to the surface graph: three-step deduplication (seed 000
+//! Path 12), cross-turn edge resolution (Path 13), ontology checks, and `revises` supersession.
+//!
+//! Pure: embeddings arrive precomputed (one batch per turn, by the caller), ids and timestamps
+//! come from the caller, and the result lists what to write rather than writing it.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{KgEdge, KgNode};
+use super::node_state::GraphChangeSummary;
+use super::similarity::cosine;
+use crate::config::Methodology;
+
+/// Cosine similarity at which two labels of the same node type are one concept (seed: 0.80).
+pub const SURFACE_SIMILARITY_THRESHOLD: f32 = 0.80;
+
+/// One concept as the extraction contract returns it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractedConcept {
+    pub label: String,
+    pub node_type: String,
+    pub confidence: f64,
+    /// −1, 0 or +1.
+    pub stance: i8,
+    pub source_quote: String,
+}
+
+/// One relationship as the extraction contract returns it; endpoints are labels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractedRelationship {
+    pub source: String,
+    pub target: String,
+    pub edge_type: String,
+    pub confidence: f64,
+}
+
+/// Where this turn's writes come from.
+#[derive(Debug, Clone)]
+pub struct TurnOrigin<'a> {
+    pub session_id: &'a str,
+    pub turn: u32,
+    pub utterance_id: &'a str,
+    pub recorded_at: &'a str,
+}
+
+/// How each extracted concept was resolved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Resolution {
+    /// Same label (case-insensitive, trimmed) as an existing node.
+    Exact { node_id: String },
+    /// Same node type and cosine ≥ threshold.
+    Semantic { node_id: String, similarity: f32 },
+    /// A new node.
+    New { node_id: String },
+}
+
+impl Resolution {
+    pub fn node_id(&self) -> &str {
+        match self {
+            Self::Exact { node_id } | Self::Semantic { node_id, .. } | Self::New { node_id } => {
+                node_id
+            }
+        }
+    }
+}
+
+/// A relationship that was not written, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RejectedEdge {
+    pub source: String,
+    pub target: String,
+    pub edge_type: String,
+    pub reason: String,
+}
+
+/// Everything a turn changes in the surface graph.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SurfaceUpdate {
+    /// One entry per extracted concept, in extraction order.
+    pub resolutions: Vec<Resolution>,
+    pub new_nodes: Vec<KgNode>,
+    /// Existing nodes changed by a merge (provenance appended) or a supersession.
+    pub updated_nodes: Vec<KgNode>,
+    pub new_edges: Vec<KgEdge>,
+    /// Existing edges that gained provenance because the turn restated them.
+    pub updated_edges: Vec<KgEdge>,
+    pub rejected_edges: Vec<RejectedEdge>,
+    pub changes: GraphChangeSummary,
+}
+
+fn norm(label: &str) -> String {
+    label.trim().to_lowercase()
+}
+
+/// One turn's extraction with the embeddings of its concept labels.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnExtraction<'a> {
+    pub concepts: &'a [ExtractedConcept],
+    /// `embeddings[i]` embeds `concepts[i].label`; `None` disables the semantic step for it.
+    pub embeddings: &'a [Option<Vec<f32>>],
+    pub relationships: &'a [ExtractedRelationship],
+}
+
+/// Applies a turn's concepts and relationships to the session graph. `new_id` mints ids for
+/// new nodes and edges.
+pub fn apply_extraction(
+    existing_nodes: &[KgNode],
+    existing_edges: &[KgEdge],
+    methodology: &Methodology,
+    extraction: TurnExtraction<'_>,
+    origin: &TurnOrigin<'_>,
+    new_id: &mut dyn FnMut() -> String,
+) -> SurfaceUpdate {
+    let TurnExtraction {
+        concepts,
+        embeddings,
+        relationships,
+    } = extraction;
+    let mut work = Working::new(existing_nodes, existing_edges);
+    let mut update = SurfaceUpdate::default();
+    for (i, concept) in concepts.iter().enumerate() {
+        let embedding = embeddings.get(i).cloned().flatten();
+        let resolution = work.resolve_concept(concept, embedding, origin, new_id);
+        update.resolutions.push(resolution);
+    }
+    // Labels as extracted also resolve to the node they merged into.
+    let aliases: HashMap<String, String> = concepts
+        .iter()
+        .zip(&update.resolutions)
+        .map(|(c, r)| (norm(&c.label), r.node_id().to_owned()))
+        .collect();
+    for rel in relationships {
+        if let Err(reason) = work.add_edge(rel, &aliases, methodology, origin, new_id) {
+            update.rejected_edges.push(RejectedEdge {
+                source: rel.source.clone(),
+                target: rel.target.clone(),
+                edge_type: rel.edge_type.clone(),
+                reason,
+            });
+        }
+    }
+    work.finish(update)
+}
+
+/// The graph as it evolves during one turn.
+struct Working {
+    nodes: Vec<KgNode>,
+    edges: Vec<KgEdge>,
+    existing_node_count: usize,
+    existing_edge_count: usize,
+    touched_nodes: Vec<bool>,
+    touched_edges: Vec<bool>,
+}
+
+impl Working {
+    fn new(nodes: &[KgNode], edges: &[KgEdge]) -> Self {
+        Self {
+            nodes: nodes.to_vec(),
+            edges: edges.to_vec(),
+            existing_node_count: nodes.len(),
+            existing_edge_count: edges.len(),
+            touched_nodes: vec![false; nodes.len()],
+            touched_edges: vec![false; edges.len()],
+        }
+    }
+
+    fn live(&self) -> impl Iterator<Item = (usize, &KgNode)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.superseded_by.is_none())
+    }
+
+    fn resolve_concept(
+        &mut self,
+        c: &ExtractedConcept,
+        embedding: Option<Vec<f32>>,
+        origin: &TurnOrigin<'_>,
+        new_id: &mut dyn FnMut() -> String,
+    ) -> Resolution {
+        let key = norm(&c.label);
+        let exact = self
+            .live()
+            .find(|(_, n)| norm(&n.label) == key)
+            .map(|(i, _)| i);
+        if let Some(i) = exact {
+            self.merge_into(i, c, origin);
+            return Resolution::Exact {
+                node_id: self.id_at(i),
+            };
+        }
+        if let Some(e) = &embedding {
+            let best = self
+                .live()
+                .filter(|(_, n)| n.node_type == c.node_type)
+                .filter_map(|(i, n)| n.embedding.as_ref().map(|ne| (i, cosine(e, ne))))
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some((i, similarity)) = best.filter(|(_, s)| *s >= SURFACE_SIMILARITY_THRESHOLD)
+            {
+                self.merge_into(i, c, origin);
+                return Resolution::Semantic {
+                    node_id: self.id_at(i),
+                    similarity,
+                };
+            }
+        }
+        let node = KgNode {
+            id: new_id(),
+            session_id: origin.session_id.to_owned(),
+            label: c.label.trim().to_owned(),
+            node_type: c.node_type.clone(),
+            confidence: c.confidence.clamp(0.0, 1.0),
+            properties: serde_json::json!({}),
+            stance: c.stance.clamp(-1, 1),
+            source_utterance_ids: vec![origin.utterance_id.to_owned()],
+            source_quote: c.source_quote.clone(),
+            superseded_by: None,
+            embedding,
+            recorded_at: origin.recorded_at.to_owned(),
+            turn: origin.turn,
+        };
+        let node_id = node.id.clone();
+        self.nodes.push(node);
+        self.touched_nodes.push(false);
+        Resolution::New { node_id }
+    }
+
+    fn id_at(&self, i: usize) -> String {
+        self.nodes.get(i).map(|n| n.id.clone()).unwrap_or_default()
+    }
+
+    /// Adds provenance to an existing node. The node keeps its first label and quote, the
+    /// respondent's original words; other phrasings are kept as `aliases`.
+    fn merge_into(&mut self, i: usize, c: &ExtractedConcept, origin: &TurnOrigin<'_>) {
+        let Some(node) = self.nodes.get_mut(i) else {
+            return;
+        };
+        if !node
+            .source_utterance_ids
+            .iter()
+            .any(|u| u == origin.utterance_id)
+        {
+            node.source_utterance_ids
+                .push(origin.utterance_id.to_owned());
+        }
+        let label = c.label.trim();
+        if norm(label) != norm(&node.label) {
+            let props = node.properties.as_object_mut();
+            if let Some(props) = props {
+                let aliases = props
+                    .entry("aliases")
+                    .or_insert_with(|| serde_json::json!([]));
+                if let Some(list) = aliases.as_array_mut()
+                    && !list.iter().any(|a| a.as_str() == Some(label))
+                {
+                    list.push(serde_json::Value::String(label.to_owned()));
+                }
+            }
+        }
+        if let Some(t) = self.touched_nodes.get_mut(i) {
+            *t = true;
+        }
+    }
+
+    fn find_node(&self, label: &str, aliases: &HashMap<String, String>) -> Option<usize> {
+        let key = norm(label);
+        if let Some(id) = aliases.get(&key) {
+            return self.nodes.iter().position(|n| &n.id == id);
+        }
+        // All session nodes take part (cross-turn resolution); live nodes win over superseded.
+        self.live()
+            .find(|(_, n)| norm(&n.label) == key)
+            .map(|(i, _)| i)
+    }
+
+    fn add_edge(
+        &mut self,
+        rel: &ExtractedRelationship,
+        aliases: &HashMap<String, String>,
+        methodology: &Methodology,
+        origin: &TurnOrigin<'_>,
+        new_id: &mut dyn FnMut() -> String,
+    ) -> Result<(), String> {
+        let m = methodology;
+        let si = self
+            .find_node(&rel.source, aliases)
+            .ok_or_else(|| format!("source '{}' matches no concept of this session", rel.source))?;
+        let ti = self
+            .find_node(&rel.target, aliases)
+            .ok_or_else(|| format!("target '{}' matches no concept of this session", rel.target))?;
+        let (source, target) = match (self.nodes.get(si), self.nodes.get(ti)) {
+            (Some(a), Some(b)) => (a.clone(), b.clone()),
+            _ => return Err("endpoint vanished".to_owned()),
+        };
+        if source.id == target.id {
+            return Err(format!("'{}' cannot relate to itself", rel.source));
+        }
+        if !m.ontology.edges.iter().any(|e| e.name == rel.edge_type) {
+            return Err(format!(
+                "edge type '{}' is not in the {} ontology",
+                rel.edge_type, m.method.name
+            ));
+        }
+        if !m.permits(&rel.edge_type, &source.node_type, &target.node_type) {
+            return Err(format!(
+                "'{}' is not permitted from {} to {}",
+                rel.edge_type, source.node_type, target.node_type
+            ));
+        }
+        let duplicate = self.edges.iter().position(|e| {
+            e.source_node_id == source.id
+                && e.target_node_id == target.id
+                && e.edge_type == rel.edge_type
+        });
+        if let Some(i) = duplicate {
+            if let Some(e) = self.edges.get_mut(i)
+                && !e
+                    .source_utterance_ids
+                    .iter()
+                    .any(|u| u == origin.utterance_id)
+            {
+                e.source_utterance_ids.push(origin.utterance_id.to_owned());
+                if let Some(flag) = self.touched_edges.get_mut(i) {
+                    *flag = true;
+                }
+            }
+            return Ok(());
+        }
+        if rel.edge_type == "revises" {
+            self.supersede(si, ti);
+        }
+        self.edges.push(KgEdge {
+            id: new_id(),
+            session_id: origin.session_id.to_owned(),
+            source_node_id: source.id,
+            target_node_id: target.id,
+            edge_type: rel.edge_type.clone(),
+            confidence: rel.confidence.clamp(0.0, 1.0),
+            properties: serde_json::json!({}),
+            source_utterance_ids: vec![origin.utterance_id.to_owned()],
+            recorded_at: origin.recorded_at.to_owned(),
+            turn: origin.turn,
+        });
+        self.touched_edges.push(false);
+        Ok(())
+    }
+
+    /// `revises` marks the older of its two endpoints as superseded by the newer one.
+    fn supersede(&mut self, a: usize, b: usize) {
+        let (older, newer) = if a < b { (a, b) } else { (b, a) };
+        let newer_id = self.id_at(newer);
+        if let Some(node) = self.nodes.get_mut(older) {
+            node.superseded_by = Some(newer_id);
+        }
+        if let Some(t) = self.touched_nodes.get_mut(older) {
+            *t = true;
+        }
+    }
+
+    fn finish(self, mut update: SurfaceUpdate) -> SurfaceUpdate {
+        let (old_nodes, new_nodes) = self
+            .nodes
+            .split_at(self.existing_node_count.min(self.nodes.len()));
+        update.new_nodes = new_nodes.to_vec();
+        update.updated_nodes = old_nodes
+            .iter()
+            .zip(&self.touched_nodes)
+            .filter(|(_, t)| **t)
+            .map(|(n, _)| n.clone())
+            .collect();
+        let (old_edges, new_edges) = self
+            .edges
+            .split_at(self.existing_edge_count.min(self.edges.len()));
+        update.new_edges = new_edges.to_vec();
+        update.updated_edges = old_edges
+            .iter()
+            .zip(&self.touched_edges)
+            .filter(|(_, t)| **t)
+            .map(|(e, _)| e.clone())
+            .collect();
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        update.changes = GraphChangeSummary {
+            nodes_added: count(update.new_nodes.len()),
+            edges_added: count(update.new_edges.len()),
+            nodes_modified: count(update.updated_nodes.len()),
+        };
+        update
+    }
+}
+
+#[cfg(test)]
+mod tests;

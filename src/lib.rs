@@ -22,6 +22,8 @@ pub mod cli;
 pub mod config;
 pub mod contract;
 pub mod domain;
+pub mod embed;
 pub mod graph;
 pub mod scoring;
 pub mod signals;
+pub mod store;

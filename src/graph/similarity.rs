@@ -1,20 +1,26 @@
 //! Cosine similarity between embeddings, the one comparison dedup and slot merging use.
 
-/// Cosine similarity of two vectors; 0.0 for empty, zero or mismatched vectors (never panics).
+/// Cosine similarity of two vectors: their dot product divided by both norms.
+///
+/// Returns 0.0 when the lengths differ, when either vector is empty or all zeros, or when the
+/// result is not finite; it never panics, so it is safe on vectors read back from storage.
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     if a.len() != b.len() || a.is_empty() {
         return 0.0;
     }
-    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    let (mut dot, mut norm_a, mut norm_b) = (0.0_f32, 0.0_f32, 0.0_f32);
     for (x, y) in a.iter().zip(b) {
         dot += x * y;
-        na += x * x;
-        nb += y * y;
+        norm_a += x * x;
+        norm_b += y * y;
     }
-    if na == 0.0 || nb == 0.0 {
-        return 0.0;
+    let denominator = norm_a.sqrt() * norm_b.sqrt();
+    let similarity = dot / denominator;
+    if denominator > 0.0 && similarity.is_finite() {
+        similarity
+    } else {
+        0.0
     }
-    dot / (na.sqrt() * nb.sqrt())
 }
 
 #[cfg(test)]

@@ -111,6 +111,7 @@ fn superseded_nodes_leave_the_metrics() {
 
 #[test]
 fn chao1_and_saturation_counters() {
+    use ResponseDepth::{Deep, Shallow, Surface};
     // f1 = 2 (mentioned once), f2 = 1: S_chao1 = 4 + 4/2 = 6 → 4/6.
     let nodes = vec![
         node("a", "attribute", 1),
@@ -123,7 +124,6 @@ fn chao1_and_saturation_counters() {
     assert!((chao1_ratio(&nodes[..2]) - 2.0 / 3.0).abs() < 1e-12);
     assert_eq!(chao1_ratio(&[]), 0.0);
 
-    use ResponseDepth::{Deep, Shallow, Surface};
     let mut m = SaturationMetrics::default();
     for turn in 1..=5 {
         m = saturation_metrics(&m, &nodes, 0, 2, 2, &[Deep, Surface, Shallow]);

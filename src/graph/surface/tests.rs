@@ -44,6 +44,7 @@ fn rel(source: &str, target: &str, edge_type: &str) -> ExtractedRelationship {
 }
 
 /// Unit vector at `angle` radians in the plane: cosine between two is cos(Δangle).
+#[allow(clippy::unnecessary_wraps)] // embeddings are optional per concept
 fn v(angle: f32) -> Option<Vec<f32>> {
     Some(vec![angle.cos(), angle.sin(), 0.0])
 }

@@ -1,0 +1,218 @@
+//! [`StoreOps`]: every typed read and write, shared by [`Store`](super::Store) and
+//! [`Tx`](super::Tx).
+//!
+//! The SQL lives once, in free functions over `&rusqlite::Connection` (a transaction derefs to
+//! one); this trait only forwards to them. Multi-row writes run atomically wherever they are
+//! called: in their own transaction on a [`Store`](super::Store), under a savepoint inside a
+//! [`Tx`](super::Tx).
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use super::{
+    Checkpoint, LlmUsage, LlmUsageRecord, NewSession, ScoringRecord, SessionRecord, SessionSummary,
+    Speaker, StoreError, UsageTotals, Utterance, canonical, scoring, sessions, surface, usage,
+    utterances,
+};
+use crate::domain::SessionState;
+use crate::graph::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
+
+pub(crate) mod sealed {
+    /// Grants the forwarding methods a connection while keeping it out of the public API.
+    pub trait Connected {
+        fn connection(&self) -> &rusqlite::Connection;
+    }
+}
+
+/// Typed access to every table. Bring it into scope to call these on a store or transaction.
+///
+/// Sealed: only [`Store`](super::Store) and [`Tx`](super::Tx) implement it.
+pub trait StoreOps: sealed::Connected {
+    // --- sessions ---------------------------------------------------------------------------
+
+    /// Creates an active session; fails if the id exists.
+    fn create_session(&self, new: &NewSession) -> Result<(), StoreError> {
+        sessions::create(conn(self), new)
+    }
+
+    /// The session, or `None` if there is none with that id.
+    fn get_session(&self, id: &str) -> Result<Option<SessionRecord>, StoreError> {
+        sessions::get(conn(self), id)
+    }
+
+    /// Every session, most recently active first.
+    fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        sessions::list(conn(self))
+    }
+
+    /// Saves the session state and the node tracker JSON at turn end.
+    fn update_session_state(
+        &self,
+        id: &str,
+        state: &SessionState,
+        node_tracker: &Value,
+    ) -> Result<(), StoreError> {
+        sessions::update_state(conn(self), id, state, node_tracker)
+    }
+
+    /// Marks the session finished with the termination reason.
+    fn finish_session(&self, id: &str, reason: &str) -> Result<(), StoreError> {
+        sessions::finish(conn(self), id, reason)
+    }
+
+    /// Deletes the session and, by cascade, everything it owns.
+    fn delete_session(&self, id: &str) -> Result<(), StoreError> {
+        sessions::delete(conn(self), id)
+    }
+
+    // --- utterances -------------------------------------------------------------------------
+
+    /// Saves an utterance under a fresh `UUIDv4` and marks the session active; a second
+    /// utterance by the same speaker in the same turn is refused.
+    fn insert_utterance(
+        &self,
+        session_id: &str,
+        turn: u32,
+        speaker: Speaker,
+        text: &str,
+    ) -> Result<Utterance, StoreError> {
+        utterances::insert(conn(self), session_id, turn, speaker, text)
+    }
+
+    /// All utterances of a session in the order they were said.
+    fn utterances(&self, session_id: &str) -> Result<Vec<Utterance>, StoreError> {
+        utterances::all(conn(self), session_id)
+    }
+
+    /// The last `limit` utterances, oldest first (context loading's recent window).
+    fn recent_utterances(
+        &self,
+        session_id: &str,
+        limit: u32,
+    ) -> Result<Vec<Utterance>, StoreError> {
+        utterances::recent(conn(self), session_id, limit)
+    }
+
+    fn utterance(
+        &self,
+        session_id: &str,
+        turn: u32,
+        speaker: Speaker,
+    ) -> Result<Option<Utterance>, StoreError> {
+        utterances::one(conn(self), session_id, turn, speaker)
+    }
+
+    // --- surface graph ----------------------------------------------------------------------
+
+    /// Inserts or updates nodes, all or none. The creation turn of an existing node is kept.
+    fn upsert_nodes(&self, nodes: &[KgNode]) -> Result<(), StoreError> {
+        surface::upsert_nodes(conn(self), nodes)
+    }
+
+    /// The nodes of a session in creation order (turn, then insertion).
+    fn nodes(&self, session_id: &str) -> Result<Vec<KgNode>, StoreError> {
+        surface::nodes(conn(self), session_id)
+    }
+
+    /// Inserts edges, all or none; both endpoints must exist.
+    fn insert_edges(&self, edges: &[KgEdge]) -> Result<(), StoreError> {
+        surface::insert_edges(conn(self), edges)
+    }
+
+    fn edges(&self, session_id: &str) -> Result<Vec<KgEdge>, StoreError> {
+        surface::edges(conn(self), session_id)
+    }
+
+    // --- canonical graph --------------------------------------------------------------------
+
+    fn upsert_slots(&self, slots: &[CanonicalSlot]) -> Result<(), StoreError> {
+        canonical::upsert_slots(conn(self), slots)
+    }
+
+    /// The slots of a session in discovery order.
+    fn slots(&self, session_id: &str) -> Result<Vec<CanonicalSlot>, StoreError> {
+        canonical::slots(conn(self), session_id)
+    }
+
+    /// Inserts or re-assigns node-to-slot mappings, all or none.
+    fn upsert_mappings(&self, mappings: &[SlotMapping]) -> Result<(), StoreError> {
+        canonical::upsert_mappings(conn(self), mappings)
+    }
+
+    fn mappings(&self, session_id: &str) -> Result<Vec<SlotMapping>, StoreError> {
+        canonical::mappings(conn(self), session_id)
+    }
+
+    fn upsert_canonical_edges(&self, edges: &[CanonicalEdge]) -> Result<(), StoreError> {
+        canonical::upsert_edges(conn(self), edges)
+    }
+
+    fn canonical_edges(&self, session_id: &str) -> Result<Vec<CanonicalEdge>, StoreError> {
+        canonical::edges(conn(self), session_id)
+    }
+
+    // --- scoring and checkpoints ------------------------------------------------------------
+
+    /// Records a turn's decision; one per turn.
+    fn insert_scoring(&self, record: &ScoringRecord) -> Result<(), StoreError> {
+        scoring::insert(conn(self), record)
+    }
+
+    /// Every decision of a session, by turn.
+    fn scoring_history(&self, session_id: &str) -> Result<Vec<ScoringRecord>, StoreError> {
+        scoring::history(conn(self), session_id)
+    }
+
+    /// The strategies of the last `limit` turns, oldest first (the seed uses 5).
+    fn recent_strategies(&self, session_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        scoring::recent_strategies(conn(self), session_id, limit)
+    }
+
+    /// Saves (or replaces) a stage's output contract for a turn.
+    fn put_checkpoint(
+        &self,
+        session_id: &str,
+        turn: u32,
+        stage: &str,
+        output: &Value,
+    ) -> Result<(), StoreError> {
+        scoring::put_checkpoint(conn(self), session_id, turn, stage, output)
+    }
+
+    fn checkpoint(
+        &self,
+        session_id: &str,
+        turn: u32,
+        stage: &str,
+    ) -> Result<Option<Checkpoint>, StoreError> {
+        scoring::checkpoint(conn(self), session_id, turn, stage)
+    }
+
+    /// The checkpoints of a turn in the order the stages saved them.
+    fn checkpoints_for_turn(
+        &self,
+        session_id: &str,
+        turn: u32,
+    ) -> Result<Vec<Checkpoint>, StoreError> {
+        scoring::checkpoints_for_turn(conn(self), session_id, turn)
+    }
+
+    // --- LLM usage --------------------------------------------------------------------------
+
+    /// Records one LLM call and returns its row id.
+    fn insert_llm_usage(&self, usage: &LlmUsage) -> Result<i64, StoreError> {
+        usage::insert(conn(self), usage)
+    }
+
+    fn llm_usage(&self, session_id: &str) -> Result<Vec<LlmUsageRecord>, StoreError> {
+        usage::all(conn(self), session_id)
+    }
+
+    fn usage_totals(&self, session_id: &str) -> Result<UsageTotals, StoreError> {
+        usage::totals(conn(self), session_id)
+    }
+}
+
+fn conn<S: sealed::Connected + ?Sized>(store: &S) -> &Connection {
+    store.connection()
+}

@@ -1,0 +1,233 @@
+//! The `sessions` table: one row per interview, holding the mutable [`SessionState`] and the
+//! node tracker as JSON next to the columns that listing and filtering need.
+//!
+//! The tracker is stored as the caller's JSON value (it carries its own `schema_version`); this
+//! module neither knows nor checks its shape.
+
+use rusqlite::{Connection, Row, params};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::StoreError;
+use super::codec::{NOW, col, exec, json_col, query_all, query_opt, to_json};
+use crate::domain::SessionState;
+
+/// Whether an interview can still be driven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionStatus {
+    Active,
+    Finished,
+}
+
+impl SessionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Finished => "finished",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "active" => Some(Self::Active),
+            "finished" => Some(Self::Finished),
+            _ => None,
+        }
+    }
+}
+
+/// What a new session is created with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewSession {
+    pub id: String,
+    pub methodology: String,
+    pub concept: String,
+    pub max_turns: u32,
+    /// The initial state (turn count 0); `state.turn_count` is mirrored into a column.
+    pub state: SessionState,
+}
+
+/// A stored session, in full.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    pub id: String,
+    pub methodology: String,
+    pub concept: String,
+    pub max_turns: u32,
+    pub status: SessionStatus,
+    /// Why the interview ended; `None` while active.
+    pub termination_reason: Option<String>,
+    pub state: SessionState,
+    /// The node tracker's persisted JSON; `None` until the first turn saves one.
+    pub node_tracker: Option<Value>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// One line of the session list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    pub id: String,
+    pub concept: String,
+    pub methodology: String,
+    /// Completed turns.
+    pub turns: u32,
+    pub status: SessionStatus,
+    pub updated_at: String,
+}
+
+/// The assignment that marks a session as most recently active (see the schema's `activity`).
+const TOUCH: &str = "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), \
+     activity = (SELECT COALESCE(MAX(activity), 0) + 1 FROM sessions)";
+
+pub(crate) fn create(conn: &Connection, new: &NewSession) -> Result<(), StoreError> {
+    let context = format!("creating session {}", new.id);
+    let state = to_json(&new.state, &context)?;
+    exec(
+        conn,
+        &format!(
+            "INSERT INTO sessions (id, methodology, concept, max_turns, status, turn_count, state,
+                 created_at, updated_at, activity)
+             VALUES (?1, ?2, ?3, ?4, 'active', ?5, ?6, {NOW}, {NOW},
+                 (SELECT COALESCE(MAX(activity), 0) + 1 FROM sessions))"
+        ),
+        params![
+            new.id,
+            new.methodology,
+            new.concept,
+            new.max_turns,
+            new.state.turn_count,
+            state
+        ],
+        &context,
+    )?;
+    Ok(())
+}
+
+pub(crate) fn get(conn: &Connection, id: &str) -> Result<Option<SessionRecord>, StoreError> {
+    query_opt(
+        conn,
+        "SELECT id, methodology, concept, max_turns, status, termination_reason, state,
+             node_tracker, created_at, updated_at
+         FROM sessions WHERE id = ?1",
+        [id],
+        &format!("reading session {id}"),
+        decode_record,
+    )
+}
+
+pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError> {
+    query_all(
+        conn,
+        "SELECT id, concept, methodology, turn_count, status, updated_at
+         FROM sessions ORDER BY activity DESC",
+        [],
+        "listing sessions",
+        |row| {
+            let id: String = col(row, "id")?;
+            Ok(SessionSummary {
+                status: status_col(row, &id)?,
+                concept: col(row, "concept")?,
+                methodology: col(row, "methodology")?,
+                turns: col(row, "turn_count")?,
+                updated_at: col(row, "updated_at")?,
+                id,
+            })
+        },
+    )
+}
+
+pub(crate) fn update_state(
+    conn: &Connection,
+    id: &str,
+    state: &SessionState,
+    node_tracker: &Value,
+) -> Result<(), StoreError> {
+    let context = format!("saving the state of session {id}");
+    let state_json = to_json(state, &context)?;
+    let tracker_json = to_json(node_tracker, &context)?;
+    let changed = exec(
+        conn,
+        &format!(
+            "UPDATE sessions SET state = ?2, node_tracker = ?3, turn_count = ?4, {TOUCH}
+             WHERE id = ?1"
+        ),
+        params![id, state_json, tracker_json, state.turn_count],
+        &context,
+    )?;
+    found(changed, id)
+}
+
+pub(crate) fn finish(conn: &Connection, id: &str, reason: &str) -> Result<(), StoreError> {
+    let changed = exec(
+        conn,
+        &format!(
+            "UPDATE sessions SET status = 'finished', termination_reason = ?2, {TOUCH}
+             WHERE id = ?1"
+        ),
+        params![id, reason],
+        &format!("finishing session {id}"),
+    )?;
+    found(changed, id)
+}
+
+/// Marks a session as the most recently active (a new utterance, for instance).
+pub(crate) fn touch(conn: &Connection, id: &str) -> Result<(), StoreError> {
+    let changed = exec(
+        conn,
+        &format!("UPDATE sessions SET {TOUCH} WHERE id = ?1"),
+        [id],
+        &format!("updating the activity of session {id}"),
+    )?;
+    found(changed, id)
+}
+
+pub(crate) fn delete(conn: &Connection, id: &str) -> Result<(), StoreError> {
+    let changed = exec(
+        conn,
+        "DELETE FROM sessions WHERE id = ?1",
+        [id],
+        &format!("deleting session {id}"),
+    )?;
+    found(changed, id)
+}
+
+fn found(changed: usize, id: &str) -> Result<(), StoreError> {
+    if changed == 0 {
+        Err(StoreError::not_found("session", id))
+    } else {
+        Ok(())
+    }
+}
+
+fn status_col(row: &Row<'_>, id: &str) -> Result<SessionStatus, StoreError> {
+    let text: String = col(row, "status")?;
+    SessionStatus::parse(&text).ok_or_else(|| {
+        StoreError::corrupt(
+            format!("sessions.status of session {id}"),
+            &format!("unknown status '{text}'"),
+        )
+    })
+}
+
+fn decode_record(row: &Row<'_>) -> Result<SessionRecord, StoreError> {
+    let id: String = col(row, "id")?;
+    let tracker: Option<String> = col(row, "node_tracker")?;
+    let node_tracker = tracker
+        .map(|text| serde_json::from_str(&text))
+        .transpose()
+        .map_err(|e| StoreError::corrupt(format!("sessions.node_tracker of session {id}"), &e))?;
+    Ok(SessionRecord {
+        methodology: col(row, "methodology")?,
+        concept: col(row, "concept")?,
+        max_turns: col(row, "max_turns")?,
+        status: status_col(row, &id)?,
+        termination_reason: col(row, "termination_reason")?,
+        state: json_col(row, "state", || format!("sessions.state of session {id}"))?,
+        node_tracker,
+        created_at: col(row, "created_at")?,
+        updated_at: col(row, "updated_at")?,
+        id,
+    })
+}

@@ -1,0 +1,155 @@
+//! The `utterances` table: every question asked and every answer given, one row per speaker
+//! per turn.
+//!
+//! The `(session, turn, speaker)` uniqueness is what makes a resumed turn safe: saving the same
+//! answer twice fails instead of duplicating it.
+
+use rusqlite::{Connection, Row, params};
+use serde::{Deserialize, Serialize};
+
+use super::codec::{NOW, atomic, col, query_all, query_opt};
+use super::{StoreError, sessions};
+
+/// Who said it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Speaker {
+    Interviewer,
+    Respondent,
+}
+
+impl Speaker {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Interviewer => "interviewer",
+            Self::Respondent => "respondent",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "interviewer" => Some(Self::Interviewer),
+            "respondent" => Some(Self::Respondent),
+            _ => None,
+        }
+    }
+}
+
+/// A stored utterance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Utterance {
+    /// `UUIDv4`, generated on insert; nodes and edges cite it as provenance.
+    pub id: String,
+    pub session_id: String,
+    pub turn: u32,
+    pub speaker: Speaker,
+    pub text: String,
+    pub created_at: String,
+}
+
+const COLUMNS: &str = "id, session_id, turn, speaker, text, created_at";
+
+pub(crate) fn insert(
+    conn: &Connection,
+    session_id: &str,
+    turn: u32,
+    speaker: Speaker,
+    text: &str,
+) -> Result<Utterance, StoreError> {
+    let context = format!(
+        "saving the {} utterance of turn {turn} in session {session_id}",
+        speaker.as_str()
+    );
+    let id = uuid::Uuid::new_v4().to_string();
+    atomic(conn, &context, |conn| {
+        let created_at: String = conn
+            .prepare_cached(&format!(
+                "INSERT INTO utterances ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, {NOW})
+                 RETURNING created_at"
+            ))
+            .and_then(|mut stmt| {
+                stmt.query_row(
+                    params![id, session_id, turn, speaker.as_str(), text],
+                    |row| row.get(0),
+                )
+            })
+            .map_err(|e| StoreError::sqlite(context.as_str(), e))?;
+        sessions::touch(conn, session_id)?;
+        Ok(Utterance {
+            id: id.clone(),
+            session_id: session_id.to_owned(),
+            turn,
+            speaker,
+            text: text.to_owned(),
+            created_at,
+        })
+    })
+}
+
+/// All utterances of a session in the order they were said.
+pub(crate) fn all(conn: &Connection, session_id: &str) -> Result<Vec<Utterance>, StoreError> {
+    query_all(
+        conn,
+        &format!("SELECT {COLUMNS} FROM utterances WHERE session_id = ?1 ORDER BY turn, rowid"),
+        [session_id],
+        &format!("reading the utterances of session {session_id}"),
+        decode,
+    )
+}
+
+/// The last `limit` utterances of a session, oldest first.
+pub(crate) fn recent(
+    conn: &Connection,
+    session_id: &str,
+    limit: u32,
+) -> Result<Vec<Utterance>, StoreError> {
+    let mut rows = query_all(
+        conn,
+        &format!(
+            "SELECT {COLUMNS} FROM utterances WHERE session_id = ?1
+             ORDER BY turn DESC, rowid DESC LIMIT ?2"
+        ),
+        params![session_id, limit],
+        &format!("reading the recent utterances of session {session_id}"),
+        decode,
+    )?;
+    rows.reverse();
+    Ok(rows)
+}
+
+pub(crate) fn one(
+    conn: &Connection,
+    session_id: &str,
+    turn: u32,
+    speaker: Speaker,
+) -> Result<Option<Utterance>, StoreError> {
+    query_opt(
+        conn,
+        &format!(
+            "SELECT {COLUMNS} FROM utterances
+             WHERE session_id = ?1 AND turn = ?2 AND speaker = ?3"
+        ),
+        params![session_id, turn, speaker.as_str()],
+        &format!("reading utterance ({session_id}, turn {turn})"),
+        decode,
+    )
+}
+
+fn decode(row: &Row<'_>) -> Result<Utterance, StoreError> {
+    let id: String = col(row, "id")?;
+    let speaker: String = col(row, "speaker")?;
+    let speaker = Speaker::parse(&speaker).ok_or_else(|| {
+        StoreError::corrupt(
+            format!("utterances.speaker of utterance {id}"),
+            &format!("unknown speaker '{speaker}'"),
+        )
+    })?;
+    Ok(Utterance {
+        session_id: col(row, "session_id")?,
+        turn: col(row, "turn")?,
+        speaker,
+        text: col(row, "text")?,
+        created_at: col(row, "created_at")?,
+        id,
+    })
+}

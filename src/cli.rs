@@ -5,6 +5,7 @@
 
 mod check;
 mod score;
+mod sessions;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,6 +24,9 @@ pub struct Cli {
     /// Config directory (methodologies/, concepts/, personas/, prompts/).
     #[arg(long, global = true, env = crate::config::CONFIG_DIR_ENV, value_name = "DIR")]
     pub config_dir: Option<PathBuf>,
+    /// Database file (default: the platform data directory's interviewer/interviewer.db).
+    #[arg(long, global = true, env = "INTERVIEWER_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -33,6 +37,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Score a methodology's strategies (and nodes) for given signals and print the decomposition.
     Score(score::ScoreArgs),
+    /// List the interviews stored in the database, most recently active first.
+    Sessions,
 }
 
 /// Output format of reporting commands.
@@ -73,6 +79,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
     match cli.command {
         Command::Check(args) => check::run(&dir, &args, out),
         Command::Score(args) => score::run(&dir, &args, out),
+        Command::Sessions => sessions::run(&cli.db.unwrap_or_else(crate::store::default_path), out),
     }
 }
 

@@ -5,6 +5,7 @@
 //! Everything here is pure; embeddings arrive as values and writes are returned, not made.
 
 pub mod canonical;
+pub mod discovery;
 pub mod metrics;
 pub mod model;
 pub mod node_state;

@@ -1,0 +1,222 @@
+//! Slot discovery for one turn (stage 4.5): the prompt, the strict parse of the LLM's reply, and
+//! the loop over node-type batches that turns replies into a [`SlotUpdate`].
+//!
+//! The LLM is reached through a caller-supplied `ask` function (the pipeline passes its
+//! slot-discovery role; tests pass a script), and embeddings through an [`Embedder`]. A turn
+//! that added no nodes makes no call at all.
+
+use std::collections::HashSet;
+use std::future::Future;
+
+use super::canonical::{
+    ProposalBatch, SlotContext, SlotProposal, SlotUpdate, batches, integrate_proposals, slot_text,
+};
+use super::model::{CanonicalSlot, KgNode};
+use crate::config::Methodology;
+use crate::contract::{ContractError, extract_object, quote};
+use crate::embed::Embedder;
+
+/// Most slots accepted from one reply; a batch holds at most eight nodes, so more is noise.
+pub const MAX_SLOTS_PER_REPLY: usize = 16;
+
+/// Why discovery failed; the pipeline reports it as a failed `slot_discovery` stage.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    #[error("slot_discovery: the LLM call failed: {0}")]
+    Llm(String),
+    #[error("slot_discovery: malformed reply: {0}")]
+    Contract(#[from] ContractError),
+    #[error("slot_discovery: embedding failed: {0}")]
+    Embed(#[from] crate::embed::EmbedError),
+}
+
+/// The prompt for one batch of same-type nodes.
+pub fn slot_prompt(
+    methodology: &Methodology,
+    node_type: &str,
+    nodes: &[&KgNode],
+    existing: &[CanonicalSlot],
+) -> String {
+    let description = methodology
+        .node_type(node_type)
+        .map(|t| t.description.trim().to_owned())
+        .unwrap_or_default();
+    let mut p = format!(
+        "You group the concepts of a qualitative interview ({}) into canonical concepts.\n\n\
+         All concepts below are of type '{node_type}': {description}\n\nConcepts:\n",
+        methodology.method.name
+    );
+    for n in nodes {
+        p.push_str(&format!(
+            "- {} (respondent said: \"{}\")\n",
+            n.label,
+            n.source_quote.trim()
+        ));
+    }
+    let same_type: Vec<&str> = existing
+        .iter()
+        .filter(|s| s.node_type == node_type)
+        .map(|s| s.slot_name.as_str())
+        .collect();
+    if !same_type.is_empty() {
+        p.push_str(&format!(
+            "\nCanonical concepts already in use (reuse a name when a concept fits): {}\n",
+            same_type.join(", ")
+        ));
+    }
+    p.push_str(&format!(
+        "\nPropose one canonical concept per distinct idea; paraphrases share one. Name it in \
+         snake_case, describe it in one sentence, and list the concept labels exactly as written \
+         above. Reply with one JSON object and nothing else:\n\
+         {{\"slots\": [{{\"slot_name\": \"...\", \"description\": \"...\", \"node_type\": \"{node_type}\", \
+         \"surface_labels\": [\"...\"]}}]}}\n"
+    ));
+    p
+}
+
+/// Parses and validates a slot-discovery reply.
+pub fn parse_slot_reply(reply: &str) -> Result<Vec<SlotProposal>, ContractError> {
+    let map = extract_object(reply)?;
+    let slots = map.get("slots").ok_or_else(|| {
+        ContractError::invalid("slots", "missing", &serde_json::Value::Object(map.clone()))
+    })?;
+    let list = slots
+        .as_array()
+        .ok_or_else(|| ContractError::invalid("slots", "must be an array", slots))?;
+    if list.len() > MAX_SLOTS_PER_REPLY {
+        return Err(ContractError::Invalid {
+            field: "slots".into(),
+            reason: format!("more than {MAX_SLOTS_PER_REPLY} slots"),
+            found: list.len().to_string(),
+        });
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| parse_slot(i, v))
+        .collect()
+}
+
+fn parse_slot(i: usize, v: &serde_json::Value) -> Result<SlotProposal, ContractError> {
+    let field = |name: &str| format!("slots[{i}].{name}");
+    let text = |name: &str| -> Result<String, ContractError> {
+        let value = v.get(name).unwrap_or(&serde_json::Value::Null);
+        value
+            .as_str()
+            .map(|s| s.trim().to_owned())
+            .ok_or_else(|| ContractError::invalid(field(name), "must be a string", value))
+    };
+    let slot_name = text("slot_name")?;
+    if slot_name.is_empty() {
+        return Err(ContractError::invalid(
+            field("slot_name"),
+            "must not be empty",
+            v,
+        ));
+    }
+    let labels_value = v.get("surface_labels").unwrap_or(&serde_json::Value::Null);
+    let labels = labels_value.as_array().ok_or_else(|| {
+        ContractError::invalid(
+            field("surface_labels"),
+            "must be an array of strings",
+            labels_value,
+        )
+    })?;
+    let surface_labels = labels
+        .iter()
+        .map(|l| {
+            l.as_str().map(str::to_owned).ok_or_else(|| {
+                ContractError::invalid(field("surface_labels"), "must be an array of strings", l)
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(SlotProposal {
+        slot_name: slot_name.to_lowercase().replace([' ', '-'], "_"),
+        description: v
+            .get("description")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_owned(),
+        node_type: text("node_type")?,
+        surface_labels,
+    })
+}
+
+/// Runs discovery over a turn's new nodes: one `ask` per batch (none when no nodes were
+/// added), proposals embedded in one batch per reply, merged into `slots` in order.
+pub async fn discover_slots<F, Fut>(
+    methodology: &Methodology,
+    slots: &[CanonicalSlot],
+    new_nodes: &[KgNode],
+    ctx: &SlotContext<'_>,
+    embedder: &dyn Embedder,
+    new_id: &mut dyn FnMut() -> String,
+    mut ask: F,
+) -> Result<SlotUpdate, DiscoveryError>
+where
+    F: FnMut(String) -> Fut,
+    Fut: Future<Output = Result<String, String>>,
+{
+    let mut current: Vec<CanonicalSlot> = slots.to_vec();
+    let mut total = SlotUpdate::default();
+    let mut mapped: HashSet<String> = ctx.mapped_nodes.clone();
+    for (node_type, nodes) in batches(new_nodes) {
+        let reply = ask(slot_prompt(methodology, &node_type, &nodes, &current))
+            .await
+            .map_err(DiscoveryError::Llm)?;
+        let proposals = parse_slot_reply(&reply).map_err(|e| match e {
+            ContractError::NoJson(_) => ContractError::NoJson(quote(&reply)),
+            other => other,
+        })?;
+        let texts: Vec<String> = proposals
+            .iter()
+            .map(|p| slot_text(&p.slot_name, &p.description))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let embeddings = embedder.embed(&refs)?;
+        let batch = ProposalBatch {
+            node_type: &node_type,
+            nodes: &nodes,
+            proposals: &proposals,
+            embeddings: &embeddings,
+        };
+        let batch_ctx = SlotContext {
+            session_id: ctx.session_id,
+            turn: ctx.turn,
+            mapped_nodes: &mapped,
+        };
+        let update = integrate_proposals(&current, &batch, &batch_ctx, new_id);
+        mapped.extend(
+            update
+                .mappings_created
+                .iter()
+                .map(|m| m.surface_node_id.clone()),
+        );
+        merge_update(&mut current, &mut total, update);
+    }
+    Ok(total)
+}
+
+/// Folds one batch's update into the running slot list and the turn's total.
+fn merge_update(current: &mut Vec<CanonicalSlot>, total: &mut SlotUpdate, update: SlotUpdate) {
+    for slot in update.slots_updated {
+        if let Some(old) = current.iter_mut().find(|s| s.id == slot.id) {
+            *old = slot.clone();
+        }
+        match total.slots_created.iter_mut().find(|s| s.id == slot.id) {
+            Some(created) => *created = slot,
+            None => match total.slots_updated.iter_mut().find(|s| s.id == slot.id) {
+                Some(existing) => *existing = slot,
+                None => total.slots_updated.push(slot),
+            },
+        }
+    }
+    current.extend(update.slots_created.iter().cloned());
+    total.slots_created.extend(update.slots_created);
+    total.mappings_created.extend(update.mappings_created);
+    total.promoted.extend(update.promoted);
+    total.ignored_proposals.extend(update.ignored_proposals);
+}
+
+#[cfg(test)]
+mod tests;

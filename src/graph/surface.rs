@@ -4,7 +4,7 @@
 //! Pure: embeddings arrive precomputed (one batch per turn, by the caller), ids and timestamps
 //! come from the caller, and the result lists what to write rather than writing it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -145,33 +145,73 @@ pub fn apply_extraction(
     work.finish(update)
 }
 
-/// The graph as it evolves during one turn.
-struct Working {
-    nodes: Vec<KgNode>,
-    edges: Vec<KgEdge>,
-    existing_node_count: usize,
-    existing_edge_count: usize,
-    touched_nodes: Vec<bool>,
-    touched_edges: Vec<bool>,
+/// Records as a turn sees them: the session's existing ones borrowed, the ones the turn
+/// changes cloned on first write, and the new ones appended. Indices run over existing records
+/// first, then new ones, so creation order is index order.
+struct Layer<'a, T: Clone> {
+    base: &'a [T],
+    changed: BTreeMap<usize, T>,
+    added: Vec<T>,
 }
 
-impl Working {
-    fn new(nodes: &[KgNode], edges: &[KgEdge]) -> Self {
+impl<'a, T: Clone> Layer<'a, T> {
+    fn new(base: &'a [T]) -> Self {
         Self {
-            nodes: nodes.to_vec(),
-            edges: edges.to_vec(),
-            existing_node_count: nodes.len(),
-            existing_edge_count: edges.len(),
-            touched_nodes: vec![false; nodes.len()],
-            touched_edges: vec![false; edges.len()],
+            base,
+            changed: BTreeMap::new(),
+            added: Vec::new(),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<&T> {
+        match i.checked_sub(self.base.len()) {
+            None => self.changed.get(&i).or_else(|| self.base.get(i)),
+            Some(k) => self.added.get(k),
+        }
+    }
+
+    /// Mutable access; an existing record is cloned into `changed` the first time.
+    fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        match i.checked_sub(self.base.len()) {
+            None => {
+                let base = self.base;
+                let original = base.get(i)?;
+                Some(self.changed.entry(i).or_insert_with(|| original.clone()))
+            }
+            Some(k) => self.added.get_mut(k),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (usize, &T)> {
+        (0..self.base.len() + self.added.len()).filter_map(|i| self.get(i).map(|t| (i, t)))
+    }
+
+    fn push(&mut self, item: T) {
+        self.added.push(item);
+    }
+
+    /// `(changed existing records in creation order, new records)`.
+    fn into_parts(self) -> (Vec<T>, Vec<T>) {
+        (self.changed.into_values().collect(), self.added)
+    }
+}
+
+/// The graph as it evolves during one turn.
+struct Working<'a> {
+    nodes: Layer<'a, KgNode>,
+    edges: Layer<'a, KgEdge>,
+}
+
+impl<'a> Working<'a> {
+    fn new(nodes: &'a [KgNode], edges: &'a [KgEdge]) -> Self {
+        Self {
+            nodes: Layer::new(nodes),
+            edges: Layer::new(edges),
         }
     }
 
     fn live(&self) -> impl Iterator<Item = (usize, &KgNode)> {
-        self.nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.superseded_by.is_none())
+        self.nodes.iter().filter(|(_, n)| n.superseded_by.is_none())
     }
 
     fn resolve_concept(
@@ -224,7 +264,6 @@ impl Working {
         };
         let node_id = node.id.clone();
         self.nodes.push(node);
-        self.touched_nodes.push(false);
         Resolution::New { node_id }
     }
 
@@ -232,8 +271,8 @@ impl Working {
         self.nodes.get(i).map(|n| n.id.clone()).unwrap_or_default()
     }
 
-    /// Adds provenance to an existing node. The node keeps its first label and quote, the
-    /// respondent's original words; other phrasings are kept as `aliases`.
+    /// Adds provenance to a node. The node keeps its first label and quote, the respondent's
+    /// original words; other phrasings are kept as `aliases`.
     fn merge_into(&mut self, i: usize, c: &ExtractedConcept, origin: &TurnOrigin<'_>) {
         let Some(node) = self.nodes.get_mut(i) else {
             return;
@@ -247,28 +286,24 @@ impl Working {
                 .push(origin.utterance_id.to_owned());
         }
         let label = c.label.trim();
-        if norm(label) != norm(&node.label) {
-            let props = node.properties.as_object_mut();
-            if let Some(props) = props {
-                let aliases = props
-                    .entry("aliases")
-                    .or_insert_with(|| serde_json::json!([]));
-                if let Some(list) = aliases.as_array_mut()
-                    && !list.iter().any(|a| a.as_str() == Some(label))
-                {
-                    list.push(serde_json::Value::String(label.to_owned()));
-                }
+        if norm(label) != norm(&node.label)
+            && let Some(props) = node.properties.as_object_mut()
+        {
+            let aliases = props
+                .entry("aliases")
+                .or_insert_with(|| serde_json::json!([]));
+            if let Some(list) = aliases.as_array_mut()
+                && !list.iter().any(|a| a.as_str() == Some(label))
+            {
+                list.push(serde_json::Value::String(label.to_owned()));
             }
-        }
-        if let Some(t) = self.touched_nodes.get_mut(i) {
-            *t = true;
         }
     }
 
     fn find_node(&self, label: &str, aliases: &HashMap<String, String>) -> Option<usize> {
         let key = norm(label);
         if let Some(id) = aliases.get(&key) {
-            return self.nodes.iter().position(|n| &n.id == id);
+            return self.nodes.iter().find(|(_, n)| &n.id == id).map(|(i, _)| i);
         }
         // All session nodes take part (cross-turn resolution); live nodes win over superseded.
         self.live()
@@ -291,9 +326,8 @@ impl Working {
         let ti = self
             .find_node(&rel.target, aliases)
             .ok_or_else(|| format!("target '{}' matches no concept of this session", rel.target))?;
-        let (source, target) = match (self.nodes.get(si), self.nodes.get(ti)) {
-            (Some(a), Some(b)) => (a.clone(), b.clone()),
-            _ => return Err("endpoint vanished".to_owned()),
+        let (Some(source), Some(target)) = (self.nodes.get(si), self.nodes.get(ti)) else {
+            return Err("endpoint vanished".to_owned());
         };
         if source.id == target.id {
             return Err(format!("'{}' cannot relate to itself", rel.source));
@@ -310,22 +344,19 @@ impl Working {
                 rel.edge_type, source.node_type, target.node_type
             ));
         }
-        let duplicate = self.edges.iter().position(|e| {
-            e.source_node_id == source.id
-                && e.target_node_id == target.id
+        let (source_id, target_id) = (source.id.clone(), target.id.clone());
+        let duplicate = self.edges.iter().find(|(_, e)| {
+            e.source_node_id == source_id
+                && e.target_node_id == target_id
                 && e.edge_type == rel.edge_type
         });
-        if let Some(i) = duplicate {
-            if let Some(e) = self.edges.get_mut(i)
-                && !e
-                    .source_utterance_ids
-                    .iter()
-                    .any(|u| u == origin.utterance_id)
-            {
+        if let Some((i, e)) = duplicate {
+            let restated_elsewhere = !e
+                .source_utterance_ids
+                .iter()
+                .any(|u| u == origin.utterance_id);
+            if restated_elsewhere && let Some(e) = self.edges.get_mut(i) {
                 e.source_utterance_ids.push(origin.utterance_id.to_owned());
-                if let Some(flag) = self.touched_edges.get_mut(i) {
-                    *flag = true;
-                }
             }
             return Ok(());
         }
@@ -335,8 +366,8 @@ impl Working {
         self.edges.push(KgEdge {
             id: new_id(),
             session_id: origin.session_id.to_owned(),
-            source_node_id: source.id,
-            target_node_id: target.id,
+            source_node_id: source_id,
+            target_node_id: target_id,
             edge_type: rel.edge_type.clone(),
             confidence: rel.confidence.clamp(0.0, 1.0),
             properties: serde_json::json!({}),
@@ -344,7 +375,6 @@ impl Working {
             recorded_at: origin.recorded_at.to_owned(),
             turn: origin.turn,
         });
-        self.touched_edges.push(false);
         Ok(())
     }
 
@@ -355,38 +385,21 @@ impl Working {
         if let Some(node) = self.nodes.get_mut(older) {
             node.superseded_by = Some(newer_id);
         }
-        if let Some(t) = self.touched_nodes.get_mut(older) {
-            *t = true;
-        }
     }
 
     fn finish(self, mut update: SurfaceUpdate) -> SurfaceUpdate {
-        let (old_nodes, new_nodes) = self
-            .nodes
-            .split_at(self.existing_node_count.min(self.nodes.len()));
-        update.new_nodes = new_nodes.to_vec();
-        update.updated_nodes = old_nodes
-            .iter()
-            .zip(&self.touched_nodes)
-            .filter(|(_, t)| **t)
-            .map(|(n, _)| n.clone())
-            .collect();
-        let (old_edges, new_edges) = self
-            .edges
-            .split_at(self.existing_edge_count.min(self.edges.len()));
-        update.new_edges = new_edges.to_vec();
-        update.updated_edges = old_edges
-            .iter()
-            .zip(&self.touched_edges)
-            .filter(|(_, t)| **t)
-            .map(|(e, _)| e.clone())
-            .collect();
+        let (updated_nodes, new_nodes) = self.nodes.into_parts();
+        let (updated_edges, new_edges) = self.edges.into_parts();
         let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         update.changes = GraphChangeSummary {
-            nodes_added: count(update.new_nodes.len()),
-            edges_added: count(update.new_edges.len()),
-            nodes_modified: count(update.updated_nodes.len()),
+            nodes_added: count(new_nodes.len()),
+            edges_added: count(new_edges.len()),
+            nodes_modified: count(updated_nodes.len()),
         };
+        update.new_nodes = new_nodes;
+        update.updated_nodes = updated_nodes;
+        update.new_edges = new_edges;
+        update.updated_edges = updated_edges;
         update
     }
 }

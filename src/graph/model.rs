@@ -34,6 +34,28 @@ pub struct KgNode {
     pub turn: u32,
 }
 
+#[cfg(test)]
+impl KgNode {
+    /// A node of session `s` from turn 1 with empty provenance, for unit tests to adjust.
+    pub(crate) fn fixture(id: &str, label: &str, node_type: &str) -> Self {
+        Self {
+            id: id.into(),
+            session_id: "s".into(),
+            label: label.into(),
+            node_type: node_type.into(),
+            confidence: 1.0,
+            properties: serde_json::json!({}),
+            stance: 0,
+            source_utterance_ids: Vec::new(),
+            source_quote: String::new(),
+            superseded_by: None,
+            embedding: None,
+            recorded_at: String::new(),
+            turn: 1,
+        }
+    }
+}
+
 /// A relationship between two surface nodes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KgEdge {

@@ -2,19 +2,8 @@ use super::*;
 
 fn node(id: &str, label: &str, node_type: &str, e: &[f32]) -> KgNode {
     KgNode {
-        id: id.into(),
-        session_id: "s".into(),
-        label: label.into(),
-        node_type: node_type.into(),
-        confidence: 1.0,
-        properties: serde_json::json!({}),
-        stance: 0,
-        source_utterance_ids: vec![],
-        source_quote: String::new(),
-        superseded_by: None,
         embedding: Some(e.to_vec()),
-        recorded_at: String::new(),
-        turn: 1,
+        ..KgNode::fixture(id, label, node_type)
     }
 }
 

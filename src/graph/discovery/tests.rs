@@ -12,21 +12,11 @@ fn mec() -> Methodology {
 }
 
 fn node(id: &str, label: &str, node_type: &str) -> KgNode {
-    let embedding = HashEmbedder::default().embed(&[label]).unwrap().pop();
     KgNode {
-        id: id.into(),
-        session_id: "s".into(),
-        label: label.into(),
-        node_type: node_type.into(),
-        confidence: 1.0,
-        properties: serde_json::json!({}),
-        stance: 0,
         source_utterance_ids: vec!["u1".into()],
         source_quote: format!("it's {label}"),
-        superseded_by: None,
-        embedding,
-        recorded_at: String::new(),
-        turn: 1,
+        embedding: HashEmbedder::default().embed(&[label]).unwrap().pop(),
+        ..KgNode::fixture(id, label, node_type)
     }
 }
 

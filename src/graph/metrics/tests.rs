@@ -9,19 +9,8 @@ fn mec() -> Methodology {
 
 fn node(id: &str, node_type: &str, mentions: usize) -> KgNode {
     KgNode {
-        id: id.into(),
-        session_id: "s".into(),
-        label: id.into(),
-        node_type: node_type.into(),
-        confidence: 1.0,
-        properties: serde_json::json!({}),
-        stance: 0,
         source_utterance_ids: (0..mentions).map(|i| format!("u{i}")).collect(),
-        source_quote: String::new(),
-        superseded_by: None,
-        embedding: None,
-        recorded_at: String::new(),
-        turn: 1,
+        ..KgNode::fixture(id, id, node_type)
     }
 }
 

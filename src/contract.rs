@@ -101,7 +101,13 @@ fn balanced_end(text: &str, start: usize) -> Balanced {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
-    for (i, c) in text.char_indices().skip_while(|(i, _)| *i < start) {
+    // Scanning from `start` (not from the beginning) keeps a reply of many `{` linear: each
+    // scan ends within MAX_DEPTH characters.
+    let Some(rest) = text.get(start..) else {
+        return Balanced::Unclosed;
+    };
+    for (offset, c) in rest.char_indices() {
+        let i = start + offset;
         if in_string {
             match (escaped, c) {
                 (true, _) => escaped = false,

@@ -1,0 +1,44 @@
+//! The prompts the turn pipeline sends to its LLM roles, and the strict parsers of their replies.
+//!
+//! Three prompts live here: extraction (stage 3, [`extraction_prompt`]), the opening question
+//! ([`opening_prompt`]) and follow-up questions (stage 8, [`follow_up_prompt`]). Each prompt
+//! builder takes values and returns a [`Prompt`]; each parser takes the reply text and returns a
+//! typed value or a [`ContractError`](crate::contract::ContractError). The conversation shown to
+//! the question generator is bounded by [`conversation_window`].
+//!
+//! Pure: no I/O, no clock. Sending a prompt, retrying and repair prompts belong to the
+//! pipeline. The slot-discovery prompt lives with its stage in `graph::discovery`, and the
+//! signal-scoring prompt in `signals::llm`.
+
+mod extraction;
+mod guidance;
+mod question;
+mod window;
+
+use serde::Serialize;
+
+pub use extraction::{
+    EXTRACTION_TEMPERATURE, Extraction, ExtractionInput, MAX_CONCEPTS, MAX_EXISTING_LABELS,
+    MAX_LABEL_CHARS, MAX_RELATIONSHIPS, extraction_prompt, parse_extraction_reply,
+};
+pub use question::{
+    FOLLOW_UP_TEMPERATURE, FollowUpInput, MAX_QUESTION_CHARS, MAX_REASONS, OPENING_TEMPERATURE,
+    follow_up_prompt, opening_prompt, parse_question_reply,
+};
+pub use window::{DEFAULT_WINDOW_CHARS, Line, conversation_window};
+
+/// One request to a chat model: a system message, a user message and the sampling temperature.
+///
+/// Provider adapters map this onto their wire format; nothing here knows about providers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prompt {
+    /// Role, rules and stable context (ontology, topic anchoring).
+    pub system: String,
+    /// The turn's material: the answer to extract from, or the strategy and conversation.
+    pub user: String,
+    /// Sampling temperature: one of the `*_TEMPERATURE` constants of the prompt's kind.
+    pub temperature: f32,
+}
+
+#[cfg(test)]
+mod tests;

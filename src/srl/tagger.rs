@@ -1,0 +1,384 @@
+//! Coarse part-of-speech tags from the lexicon and the neighbouring words.
+//!
+//! One left-to-right pass per sentence. Closed-class words are looked up; open-class words that
+//! could be verbs are verbs only in a verb position (after a subject, an auxiliary, "to", or as
+//! the first finite word after a subject noun) and nouns otherwise. Unknown words become verbs
+//! by the same positions, adverbs by "-ly", adjectives by a few suffixes, nouns by default.
+
+mod open_class;
+
+use std::ops::Range;
+
+use super::lexicon::{self, Form};
+use super::token::{Shape, Token};
+use super::words;
+
+/// A coarse part of speech; just enough to chunk clauses and phrases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Tag {
+    Pron,
+    Det,
+    /// be, have, do and modals, as auxiliaries or main verbs (decided per verb group).
+    Aux,
+    Neg,
+    Prep,
+    /// "to" before a verb.
+    Inf,
+    Conj,
+    /// Subordinators, wh-words, relative and complementiser "that".
+    Sconj,
+    Adv,
+    Adj,
+    Verb,
+    Noun,
+    /// Numbers and currency or percent signs.
+    Num,
+    /// A particle after a verb ("pick up").
+    Part,
+    Punct,
+}
+
+/// Tags every token, sentence by sentence.
+pub(super) fn tag_all(tokens: &[Token], sentences: &[Range<usize>]) -> Vec<Tag> {
+    let mut tags = vec![Tag::Punct; tokens.len()];
+    for sentence in sentences {
+        let mut has_verb = false;
+        for i in sentence.clone() {
+            let tag = Ctx {
+                tokens,
+                tags: &tags,
+                sentence: sentence.clone(),
+                i,
+                has_verb,
+            }
+            .tag();
+            let norm = tokens.get(i).map_or("", |t| t.norm.as_str());
+            has_verb = match tag {
+                // "I think [it's cheaper]": a clause may follow, with its own verb.
+                Tag::Verb => !words::takes_clause(&lexicon::lemma(norm)),
+                Tag::Aux => true,
+                Tag::Conj | Tag::Sconj => false,
+                Tag::Punct => has_verb && !is_clause_punct(norm),
+                _ => has_verb,
+            };
+            if let Some(slot) = tags.get_mut(i) {
+                *slot = tag;
+            }
+        }
+    }
+    tags
+}
+
+/// Punctuation that may separate clauses inside a sentence.
+pub(super) fn is_clause_punct(norm: &str) -> bool {
+    matches!(
+        norm,
+        "," | ";"
+            | ":"
+            | "("
+            | ")"
+            | "-"
+            | "\u{2013}"
+            | "\u{2014}"
+            | "\""
+            | "\u{201c}"
+            | "\u{201d}"
+    )
+}
+
+/// The view of one token while tagging: earlier tags are final, later ones unknown.
+struct Ctx<'a> {
+    tokens: &'a [Token],
+    tags: &'a [Tag],
+    sentence: Range<usize>,
+    i: usize,
+    /// The current clause already has a verb or auxiliary.
+    has_verb: bool,
+}
+
+impl Ctx<'_> {
+    fn norm_at(&self, k: usize) -> &str {
+        if self.sentence.contains(&k) {
+            self.tokens.get(k).map_or("", |t| t.norm.as_str())
+        } else {
+            ""
+        }
+    }
+
+    fn next_norm(&self) -> &str {
+        self.norm_at(self.i + 1)
+    }
+
+    fn tag_at(&self, k: usize) -> Tag {
+        self.tags.get(k).copied().unwrap_or(Tag::Punct)
+    }
+
+    /// The nearest earlier token in the sentence whose tag `skip` does not pass over.
+    fn prev_skipping(&self, skip: impl Fn(Tag) -> bool) -> Option<usize> {
+        (self.sentence.start..self.i)
+            .rev()
+            .find(|&k| !skip(self.tag_at(k)))
+    }
+
+    fn prev(&self) -> Option<usize> {
+        self.i.checked_sub(1).filter(|p| *p >= self.sentence.start)
+    }
+
+    fn tag(&self) -> Tag {
+        let Some(token) = self.tokens.get(self.i) else {
+            return Tag::Punct;
+        };
+        match token.shape {
+            Shape::Punct if matches!(token.norm.as_str(), "$" | "£" | "€" | "%") => Tag::Num,
+            Shape::Punct => Tag::Punct,
+            Shape::Number => Tag::Num,
+            Shape::Word => self.word(&token.norm, token.capitalised),
+        }
+    }
+
+    fn word(&self, w: &str, capitalised: bool) -> Tag {
+        if let Some(tag) = self.contextual(w).or_else(|| closed_class(w, self)) {
+            return tag;
+        }
+        if words::is_adjective(w) && !self.verb_slot() {
+            return Tag::Adj;
+        }
+        if let Some(reading) = lexicon::verb(w) {
+            return self.verb_or_noun(reading.form);
+        }
+        self.unknown(w, capitalised)
+    }
+
+    /// Closed-class words whose tag depends on their neighbours.
+    fn contextual(&self, w: &str) -> Option<Tag> {
+        let tag = match w {
+            "not" | "never" => Tag::Neg,
+            "to" => self.to(),
+            "that" => self.that(),
+            "like" if self.verb_slot() || self.after_subject_noun() => Tag::Verb,
+            "like" => Tag::Prep,
+            "there" if lexicon::is_be(self.next_norm()) || self.next_norm().starts_with("seem") => {
+                Tag::Pron
+            }
+            "one"
+                if matches!(
+                    self.prev().map(|p| self.tag_at(p)),
+                    Some(Tag::Det | Tag::Adj)
+                ) =>
+            {
+                Tag::Noun
+            }
+            "this" | "these" | "those" | "her" | "which" | "what" if self.next_is_nominal() => {
+                Tag::Det
+            }
+            "this" | "these" | "those" | "her" => Tag::Pron,
+            "since" | "before" | "after" | "until" | "till" | "once"
+                if self.next_starts_clause() =>
+            {
+                Tag::Sconj
+            }
+            "once" => Tag::Adv,
+            "which" | "who" | "whom" if self.i == self.sentence.start => Tag::Pron,
+            "which" | "who" | "whom" => Tag::Sconj,
+            "first" | "second" | "third" | "daily" | "weekly" | "monthly" | "yearly"
+            | "nightly"
+                if self.prev().is_some_and(|p| self.tag_at(p) == Tag::Det) =>
+            {
+                Tag::Adj
+            }
+            "'s" | "'d" => Tag::Aux,
+            _ => return None,
+        };
+        Some(tag)
+    }
+
+    /// "to" is an infinitive marker before a verb, a preposition otherwise.
+    fn to(&self) -> Tag {
+        let prev = self.prev().map_or("", |p| self.norm_at(p));
+        if matches!(
+            prev,
+            "due" | "thanks" | "according" | "close" | "next" | "compared" | "similar" | "prior"
+        ) {
+            return Tag::Prep;
+        }
+        let next = self.next_norm();
+        let base_verb = lexicon::verb(next).is_some_and(|r| r.form == Form::Base)
+            && !words::is_place_noun(next);
+        let after_catenative = self
+            .prev_skipping(|t| t == Tag::Adv)
+            .filter(|&p| self.tag_at(p) == Tag::Verb)
+            .is_some_and(|p| words::is_catenative(&lexicon::lemma(self.norm_at(p))));
+        let open_word = !next.is_empty()
+            && !words::is_determiner(next)
+            && !words::is_pronoun(next)
+            && self
+                .tokens
+                .get(self.i + 1)
+                .is_some_and(|t| t.shape == Shape::Word);
+        if base_verb || (after_catenative && open_word) {
+            Tag::Inf
+        } else {
+            Tag::Prep
+        }
+    }
+
+    /// "that": complementiser, relative pronoun, determiner or demonstrative pronoun.
+    fn that(&self) -> Tag {
+        let prev = self.prev_skipping(|t| t == Tag::Adv);
+        let prev_tag = prev.map(|p| self.tag_at(p));
+        if prev_tag == Some(Tag::Prep) {
+            return Tag::Pron;
+        }
+        let complementiser = prev.is_some_and(|p| {
+            self.tag_at(p) == Tag::Verb && words::takes_clause(&lexicon::lemma(self.norm_at(p)))
+        });
+        let next = self.next_norm();
+        let clause_follows = words::is_subject_capable(next)
+            || lexicon::is_aux(next)
+            || lexicon::verb(next).is_some_and(|r| r.form.finite());
+        if complementiser
+            || (clause_follows && matches!(prev_tag, Some(Tag::Noun | Tag::Pron | Tag::Verb)))
+        {
+            Tag::Sconj
+        } else if self.next_is_nominal() {
+            Tag::Det
+        } else {
+            Tag::Pron
+        }
+    }
+
+    /// The next word looks like the start of a noun phrase's head ("that car", "this morning").
+    fn next_is_nominal(&self) -> bool {
+        let next = self.next_norm();
+        let is_word = self
+            .tokens
+            .get(self.i + 1)
+            .is_some_and(|t| t.shape == Shape::Word)
+            && self.sentence.contains(&(self.i + 1));
+        is_word
+            && !lexicon::is_aux(next)
+            && !words::is_pronoun(next)
+            && !words::is_preposition(next)
+            && !words::is_subordinator(next)
+            && !matches!(next, "and" | "or" | "but" | "to" | "not" | "never" | "'s")
+            && lexicon::verb(next).is_none_or(|r| matches!(r.form, Form::Base | Form::Ing))
+    }
+
+    /// A subject and a verb follow ("since I moved", "before it charges").
+    fn next_starts_clause(&self) -> bool {
+        let next = self.next_norm();
+        let opens = words::is_subject_capable(next) || words::is_determiner(next);
+        let verb_follows = (self.i + 2..self.sentence.end)
+            .take(6)
+            .take_while(|&k| self.tokens.get(k).is_some_and(|t| t.shape != Shape::Punct))
+            .any(|k| {
+                let w = self.norm_at(k);
+                lexicon::is_aux(w) || lexicon::verb(w).is_some_and(|r| r.form.finite())
+            });
+        opens && verb_follows
+    }
+
+    /// The position after a subject, "to", or a do-support or modal auxiliary.
+    fn verb_slot(&self) -> bool {
+        let Some(p) = self.prev_skipping(|t| matches!(t, Tag::Adv | Tag::Neg)) else {
+            return false;
+        };
+        let n = self.norm_at(p);
+        match self.tag_at(p) {
+            Tag::Aux => lexicon::is_do(n) || lexicon::is_modal(n),
+            Tag::Inf => true,
+            Tag::Pron => self.is_subject_at(p),
+            Tag::Sconj => matches!(n, "who" | "which" | "that"),
+            _ => false,
+        }
+    }
+
+    /// Whether the pronoun at `p` reads as a subject.
+    fn is_subject_at(&self, p: usize) -> bool {
+        let n = self.norm_at(p);
+        if words::is_nominative(n) {
+            return true;
+        }
+        let before = p
+            .checked_sub(1)
+            .filter(|b| *b >= self.sentence.start)
+            .map(|b| self.tag_at(b));
+        words::is_subject_capable(n)
+            && !matches!(
+                before,
+                Some(Tag::Verb | Tag::Prep | Tag::Inf | Tag::Part | Tag::Adj)
+            )
+    }
+
+    /// The previous word is a noun and the clause has no verb yet ("my kids like it").
+    fn after_subject_noun(&self) -> bool {
+        !self.has_verb
+            && self
+                .prev_skipping(|t| t == Tag::Adv)
+                .is_some_and(|p| self.tag_at(p) == Tag::Noun)
+    }
+}
+
+/// Closed-class words with a fixed tag.
+fn closed_class(w: &str, ctx: &Ctx<'_>) -> Option<Tag> {
+    let prev_is_verb = ctx.prev().is_some_and(|p| {
+        ctx.tag_at(p) == Tag::Verb
+            || (ctx.tag_at(p) == Tag::Pron
+                && p.checked_sub(1).is_some_and(|v| ctx.tag_at(v) == Tag::Verb))
+    });
+    let tag = if lexicon::is_aux(w) {
+        Tag::Aux
+    } else if words::is_particle(w) && prev_is_verb && ctx.next_norm() != "of" {
+        Tag::Part
+    } else if matches!(w, "and" | "or" | "but" | "nor") {
+        Tag::Conj
+    } else if words::is_determiner(w) {
+        Tag::Det
+    } else if words::is_pronoun(w) {
+        Tag::Pron
+    } else if words::is_subordinator(w) {
+        Tag::Sconj
+    } else if words::is_preposition(w) {
+        Tag::Prep
+    } else if words::is_adverb(w) {
+        Tag::Adv
+    } else {
+        return None;
+    };
+    Some(tag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::token::Doc;
+    use super::*;
+
+    fn tags(text: &str) -> Vec<Tag> {
+        Doc::new(text).tags
+    }
+
+    #[test]
+    fn verbs_after_subjects_and_auxiliaries() {
+        use Tag::*;
+        assert_eq!(
+            tags("I buy oat milk"),
+            [Pron, Verb, Noun, Noun],
+            "buy after a subject pronoun"
+        );
+        assert_eq!(
+            tags("I have been drinking it"),
+            [Pron, Aux, Aux, Verb, Pron]
+        );
+        assert_eq!(tags("the charging station"), [Det, Noun, Noun]);
+        assert_eq!(tags("it froths well"), [Pron, Verb, Adv]);
+        assert_eq!(tags("I don't like it"), [Pron, Aux, Neg, Verb, Pron]);
+    }
+
+    #[test]
+    fn to_before_a_verb_is_an_infinitive() {
+        use Tag::*;
+        assert_eq!(tags("I want to save money")[2], Inf);
+        assert_eq!(tags("I go to work")[2], Prep);
+        assert_eq!(tags("I switched to oat milk")[2], Prep);
+    }
+}

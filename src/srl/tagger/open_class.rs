@@ -1,0 +1,166 @@
+//! Tagging words the verb lexicon knows, and words no list knows, by their position: verbs
+//! after subjects and auxiliaries, nouns after determiners and prepositions.
+
+use super::{Ctx, Tag};
+use crate::srl::lexicon::{self, Form};
+use crate::srl::token::Shape;
+use crate::srl::words;
+
+impl Ctx<'_> {
+    /// A word the verb lexicon knows: verb in a verb position, noun elsewhere.
+    pub(super) fn verb_or_noun(&self, form: Form) -> Tag {
+        let Some(p) = self.prev_skipping(|t| t == Tag::Adv) else {
+            return self.clause_initial(form);
+        };
+        let catenative = || words::is_catenative(&lexicon::lemma(self.norm_at(p)));
+        match self.tag_at(p) {
+            Tag::Prep if form == Form::Ing => Tag::Verb,
+            Tag::Pron if self.is_subject_at(p) || form == Form::Ing => Tag::Verb,
+            Tag::Pron | Tag::Noun if form == Form::Base && self.after_causative_object(p) => {
+                Tag::Verb
+            }
+            Tag::Verb if form == Form::Ing && catenative() => Tag::Verb,
+            Tag::Verb if form.finite() && self.ends_relative_clause() => Tag::Verb,
+            Tag::Sconj if matches!(self.norm_at(p), "who" | "which" | "that") => Tag::Verb,
+            Tag::Inf => Tag::Verb,
+            Tag::Det | Tag::Adj | Tag::Num | Tag::Prep | Tag::Pron | Tag::Verb => Tag::Noun,
+            Tag::Aux => self.after_aux(p, form),
+            Tag::Neg => match self.prev_skipping(|t| matches!(t, Tag::Adv | Tag::Neg)) {
+                Some(a) if self.tag_at(a) == Tag::Aux => self.after_aux(a, form),
+                _ => Tag::Verb,
+            },
+            Tag::Noun => self.after_noun(p, form),
+            Tag::Conj | Tag::Punct | Tag::Sconj | Tag::Part | Tag::Adv => self.clause_initial(form),
+        }
+    }
+
+    /// A relative clause ("that I use") has its verb, so a second finite verb belongs to
+    /// the main clause ("The app that I use shows …").
+    pub(super) fn ends_relative_clause(&self) -> bool {
+        let relative = (self.sentence.start..self.i).rev().find(|&k| {
+            self.tag_at(k) == Tag::Sconj && matches!(self.norm_at(k), "that" | "which" | "who")
+        });
+        relative.is_some_and(|r| {
+            r > self.sentence.start
+                && matches!(self.tag_at(r - 1), Tag::Noun | Tag::Pron)
+                && (r + 1..self.i).any(|k| self.tag_at(k) == Tag::Verb)
+                && !(r + 1..self.i).any(|k| matches!(self.tag_at(k), Tag::Conj | Tag::Sconj))
+        })
+    }
+
+    /// The object at `p` follows "make"/"let"/"help"/…, so a base verb after it is a bare
+    /// infinitive ("it made me feel bloated").
+    pub(super) fn after_causative_object(&self, p: usize) -> bool {
+        let before = (self.sentence.start..=p).rev().take(5).find(|&k| {
+            !matches!(
+                self.tag_at(k),
+                Tag::Noun | Tag::Adj | Tag::Det | Tag::Num | Tag::Pron
+            )
+        });
+        before.is_some_and(|k| {
+            self.tag_at(k) == Tag::Verb && words::is_causative(&lexicon::lemma(self.norm_at(k)))
+        })
+    }
+
+    /// After an auxiliary: do and modals take a base verb, be takes "-ing" or a participle,
+    /// have takes a participle; anything else is a noun ("I have work").
+    pub(super) fn after_aux(&self, p: usize, form: Form) -> Tag {
+        let a = self.norm_at(p);
+        // "set", "put", "cut": one spelling for base, past and participle.
+        let participle = form.participial() || lexicon::is_participle(self.norm_at(self.i));
+        let verb = if lexicon::is_do(a) || lexicon::is_modal(a) {
+            form == Form::Base || (a == "'d" && form.participial())
+        } else if lexicon::is_be(a) {
+            form == Form::Ing || participle
+        } else {
+            participle || form == Form::Past
+        };
+        if verb { Tag::Verb } else { Tag::Noun }
+    }
+
+    /// After a noun in a clause without a verb, an inflected form is the verb ("the battery
+    /// died"); a base form only after a plural ("my kids love it").
+    pub(super) fn after_noun(&self, p: usize, form: Form) -> Tag {
+        let noun = self.norm_at(p);
+        let plural = noun.ends_with('s') && !noun.ends_with("ss") && !noun.ends_with("'s");
+        let next_is_verb = lexicon::is_aux(self.next_norm())
+            || lexicon::verb(self.next_norm()).is_some_and(|r| r.form.finite());
+        let first_verb =
+            !self.has_verb && !next_is_verb && (form.finite() || (form == Form::Base && plural));
+        // "the charger that I use every day works": the main clause resumes.
+        let resumes = self.has_verb && form.finite() && self.ends_relative_clause();
+        // "oat milk depending on the price": a participle clause after the object.
+        let next = self.next_norm();
+        let participle_clause = form == Form::Ing
+            && (words::is_preposition(next)
+                || words::is_determiner(next)
+                || words::is_pronoun(next));
+        if first_verb || resumes || participle_clause {
+            Tag::Verb
+        } else {
+            Tag::Noun
+        }
+    }
+
+    /// At a clause start a verb-capable word is a gerund or noun subject when a verb follows
+    /// ("Charging takes ages", "Work is busy"), otherwise a verb.
+    pub(super) fn clause_initial(&self, form: Form) -> Tag {
+        let next = self.next_norm();
+        let verb_follows =
+            lexicon::is_aux(next) || lexicon::verb(next).is_some_and(|r| r.form.finite());
+        let nothing_follows = next.is_empty()
+            || self
+                .tokens
+                .get(self.i + 1)
+                .is_some_and(|t| t.shape == Shape::Punct)
+            || matches!(next, "and" | "or");
+        if verb_follows || (nothing_follows && form == Form::Base) {
+            Tag::Noun
+        } else {
+            Tag::Verb
+        }
+    }
+
+    /// A word neither list knows.
+    pub(super) fn unknown(&self, w: &str, capitalised: bool) -> Tag {
+        let chars = w.chars().count();
+        let verb_slot = self.verb_slot();
+        // A capitalised word inside a sentence is a name ("Oatly"), whatever its suffix.
+        if capitalised && self.i > self.sentence.start && !verb_slot {
+            return Tag::Noun;
+        }
+        if w.ends_with("ly") && chars > 4 {
+            return Tag::Adv;
+        }
+        if verb_slot {
+            return Tag::Verb;
+        }
+        let after_be_or_have = self
+            .prev_skipping(|t| matches!(t, Tag::Adv | Tag::Neg))
+            .filter(|&p| self.tag_at(p) == Tag::Aux)
+            .is_some_and(|p| {
+                let a = self.norm_at(p);
+                lexicon::is_be(a) || lexicon::is_have(a)
+            });
+        if after_be_or_have && (w.ends_with("ing") || w.ends_with("ed")) && chars > 4 {
+            return Tag::Verb;
+        }
+        let after_object = self
+            .prev()
+            .is_some_and(|p| matches!(self.tag_at(p), Tag::Noun | Tag::Pron));
+        if self.has_verb && after_object && w.ends_with("ing") && chars > 4 {
+            // "spent hours googling": a gerund after the object.
+            return Tag::Verb;
+        }
+        let adjectival = [
+            "ous", "ful", "less", "ive", "able", "ible", "ic", "ish", "est",
+        ]
+        .iter()
+        .any(|s| w.ends_with(s));
+        if adjectival && chars > 4 {
+            Tag::Adj
+        } else {
+            Tag::Noun
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! Closed-class words and the small semantic classes that decide roles.
+//!
+//! Every function takes a token's normalised (lowercase, contraction-expanded) spelling or a
+//! verb lemma. The lists are deliberately short: they hold the words interview answers use, not
+//! a dictionary.
+
+/// Whether `word` is one of the space-separated words of `list`.
+fn listed(list: &str, word: &str) -> bool {
+    list.split_ascii_whitespace().any(|w| w == word)
+}
+
+/// Pronouns that are subjects wherever they stand.
+pub(super) fn is_nominative(word: &str) -> bool {
+    matches!(word, "i" | "we" | "they" | "he" | "she")
+}
+
+const SUBJECT_CAPABLE: &str = "\
+    you it this that these those there everyone everybody someone somebody nobody everything \
+    something nothing anyone anything people one which who";
+
+/// Pronouns that may be a subject when they stand before a verb.
+pub(super) fn is_subject_capable(word: &str) -> bool {
+    is_nominative(word) || listed(SUBJECT_CAPABLE, word)
+}
+
+const PRONOUN: &str = "\
+    me us them him her myself yourself ourselves themselves himself herself itself mine yours \
+    ours theirs hers what whom anybody";
+
+/// Personal and indefinite pronouns.
+pub(super) fn is_pronoun(word: &str) -> bool {
+    is_subject_capable(word) || listed(PRONOUN, word)
+}
+
+const DETERMINER: &str = "\
+    the a an my your our their his its this that these those some any every each no all both \
+    either neither another other much many more most few fewer less several such enough half \
+    whose last next";
+
+/// Determiners and quantifiers; several also stand alone as a noun phrase ("I need more").
+pub(super) fn is_determiner(word: &str) -> bool {
+    listed(DETERMINER, word)
+}
+
+const PREPOSITION: &str = "\
+    about above across after against along among around at before behind below beside besides \
+    between beyond by despite down during except for from in inside into near of off on onto \
+    out outside over per since than through throughout till toward towards under until unlike \
+    up upon via with within without as";
+
+/// Prepositions ("to" and "like" are decided by context in the tagger).
+pub(super) fn is_preposition(word: &str) -> bool {
+    listed(PREPOSITION, word)
+}
+
+/// Words after a verb that belong to it ("pick up", "give up", "work out").
+pub(super) fn is_particle(word: &str) -> bool {
+    matches!(word, "up" | "out" | "off" | "away" | "back" | "down")
+}
+
+const SUBORDINATOR: &str = "\
+    because when whenever while whilst if unless although though whereas whether where how why \
+    which who whom cuz cos coz";
+
+/// Subordinators and wh-words that open a clause.
+pub(super) fn is_subordinator(word: &str) -> bool {
+    listed(SUBORDINATOR, word)
+}
+
+const ADVERB: &str = "\
+    really very just also even only too quite so maybe probably definitely actually basically \
+    honestly literally mostly mainly almost nearly perhaps together instead else rather well \
+    however therefore thus hence moreover furthermore anyway otherwise kinda totally super \
+    pretty fairly much more less yes yeah no ok okay um uh oh plus ago meanwhile afterwards \
+    afterward consequently nevertheless nonetheless first finally eventually";
+
+/// Adverbs the tagger knows by name (manner adverbs are recognised by "-ly").
+pub(super) fn is_adverb(word: &str) -> bool {
+    is_time_adverb(word) || is_place_adverb(word) || listed(ADVERB, word)
+}
+
+const TIME_ADVERB: &str = "\
+    always usually often sometimes rarely seldom ever again now then today yesterday tomorrow \
+    tonight daily weekly monthly nowadays lately recently already still soon later earlier \
+    anymore occasionally frequently normally typically generally currently immediately \
+    overnight once twice yet";
+
+/// Adverbs of time and frequency (ARGM-TMP).
+pub(super) fn is_time_adverb(word: &str) -> bool {
+    listed(TIME_ADVERB, word)
+}
+
+const PLACE_ADVERB: &str = "\
+    here there abroad downtown upstairs downstairs nearby online everywhere somewhere anywhere \
+    outside inside locally remotely";
+
+/// Adverbs and bare nouns of place (ARGM-LOC).
+pub(super) fn is_place_adverb(word: &str) -> bool {
+    listed(PLACE_ADVERB, word)
+}
+
+const ADJECTIVE: &str = "\
+    good bad great cheap cheaper cheapest expensive easy easier hard harder difficult nice \
+    better best worse worst healthy healthier unhealthy fresh tasty creamy sweet bitter strong \
+    weak hot cold warm fast faster slow slower quick long longer short big bigger small little \
+    new old happy unhappy sad tired busy free available reliable convenient inconvenient \
+    comfortable uncomfortable important affordable pricey costly loud quiet noisy heavy simple \
+    complicated confusing clear overwhelming helpful useful useless friendly lovely welcoming \
+    supportive stressful annoying frustrating frustrated boring bored interesting interested \
+    excited exciting worried different same similar sure able unable worth full local \
+    sustainable organic natural green safe dangerous close far ready late early likely \
+    unlikely lonely ugly nervous anxious scared afraid glad fine okay ok awesome amazing \
+    terrible awful horrible perfect decent smooth rich thick thin light dark black white wrong \
+    right real main whole own extra electric wireless environmental used overwhelmed stressed \
+    lost familiar unfamiliar";
+
+/// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
+pub(super) fn is_adjective(word: &str) -> bool {
+    listed(ADJECTIVE, word)
+}
+
+const TIME_NOUN: &str = "\
+    morning afternoon evening night day week weekend weekday month year decade hour minute \
+    second time moment monday tuesday wednesday thursday friday saturday sunday january \
+    february march april may june july august september october november december spring \
+    summer autumn winter today tonight yesterday tomorrow lunchtime past future childhood now \
+    then holiday christmas pandemic lockdown semester quarter shift";
+
+/// Nouns (and noun-like words) that name a time: a prepositional phrase or noun phrase headed
+/// by one is ARGM-TMP ("in the morning", "every day").
+pub(super) fn is_time_noun(word: &str) -> bool {
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    [word, singular].into_iter().any(|w| listed(TIME_NOUN, w))
+}
+
+const PERSON_NOUN: &str = "\
+    me us them him her you kids kid children child family wife husband partner son daughter \
+    friend friends team colleague colleagues mum mom dad parents boss manager customer \
+    customers people everyone baby girlfriend boyfriend flatmate roommate coworkers coworker";
+
+/// Nouns for people, used to tell a beneficiary ("for my kids") from other "for" phrases.
+pub(super) fn is_person_noun(word: &str) -> bool {
+    listed(PERSON_NOUN, word)
+}
+
+const CATENATIVE: &str = "\
+    want need try like love hate prefer start begin decide plan hope expect learn choose \
+    manage refuse agree afford seem tend remember forget wish mean intend continue promise \
+    offer attempt prepare struggle fail aim enjoy avoid finish stop keep quit mind miss \
+    consider recommend suggest imagine practise practice";
+
+/// Verbs taking a to-infinitive or gerund as their `ARG1` ("want to save", "love cooking").
+pub(super) fn is_catenative(lemma: &str) -> bool {
+    listed(CATENATIVE, lemma)
+}
+
+const OBJECT_CONTROL: &str = "\
+    want need ask tell allow help expect encourage force get convince persuade teach remind \
+    invite advise warn like prefer";
+
+/// Verbs whose object controls a following infinitive ("want my kids to eat", "help me to").
+pub(super) fn is_object_control(lemma: &str) -> bool {
+    listed(OBJECT_CONTROL, lemma)
+}
+
+const CLAUSE_TAKING: &str = "\
+    think know believe guess feel say mean hope realise realize reckon suppose wish bet \
+    suspect figure notice remember forget doubt assume imagine understand learn decide worry \
+    agree hear admit claim argue explain find see wonder promise";
+
+/// Verbs taking a finite clause as `ARG1` ("I think it's cheaper").
+pub(super) fn takes_clause(lemma: &str) -> bool {
+    listed(CLAUSE_TAKING, lemma)
+}
+
+const LINKING: &str = "\
+    be become seem feel look sound smell taste stay remain appear get turn grow";
+
+/// Verbs that link a subject to a description ("it tastes better", "I feel tired").
+pub(super) fn is_linking(lemma: &str) -> bool {
+    listed(LINKING, lemma)
+}
+
+const TRANSFER: &str = "\
+    add attach connect link \
+    give send pay sell lend show tell explain offer bring recommend mention describe owe teach \
+    write buy make cook get order bake pick prepare introduce assign email text hand leave \
+    read save";
+
+/// Verbs whose "to" or "for" phrase names a recipient or beneficiary (`ARG2`).
+pub(super) fn is_transfer(lemma: &str) -> bool {
+    listed(TRANSFER, lemma)
+}
+
+/// Verbs taking two bare objects: recipient then theme ("I bought him a coffee").
+pub(super) fn is_ditransitive(lemma: &str) -> bool {
+    is_transfer(lemma)
+        && !matches!(
+            lemma,
+            "explain"
+                | "describe"
+                | "mention"
+                | "introduce"
+                | "add"
+                | "attach"
+                | "connect"
+                | "link"
+        )
+}
+
+const MOTION: &str = "\
+    go come drive walk move switch change travel fly run get return commute cycle ride head \
+    transfer upgrade convert bike jog arrive rush hurry turn downgrade";
+
+/// Verbs of motion or change of state: their "to/from/into" phrases are directions.
+pub(super) fn is_motion(lemma: &str) -> bool {
+    listed(MOTION, lemma)
+}
+
+const UNACCUSATIVE: &str = "\
+    arrive happen break die fall change increase decrease rise drop grow go come appear \
+    disappear occur last exist matter start begin stop end finish open close freeze boil work \
+    run crash fail load charge drain curdle separate improve sink";
+
+/// Verbs whose intransitive, non-human subject undergoes rather than does the action
+/// ("the battery died", "the price increased"): that subject is `ARG1`.
+pub(super) fn is_unaccusative(lemma: &str) -> bool {
+    listed(UNACCUSATIVE, lemma)
+}
+
+const PLACE_NOUN: &str = "\
+    work school bed church town college class university uni lunch dinner breakfast market \
+    office hospital court sleep shop";
+
+/// Places after which a bare noun is a location, not an object ("go to work", "at school").
+pub(super) fn is_place_noun(word: &str) -> bool {
+    listed(PLACE_NOUN, word)
+}
+
+/// Verbs that take an object and a description of it ("I find it expensive", "I take it
+/// black"): the description is `ARG2`.
+pub(super) fn takes_small_clause(lemma: &str) -> bool {
+    matches!(
+        lemma,
+        "find"
+            | "make"
+            | "keep"
+            | "get"
+            | "consider"
+            | "call"
+            | "leave"
+            | "like"
+            | "prefer"
+            | "want"
+            | "need"
+            | "drink"
+            | "take"
+            | "have"
+            | "serve"
+            | "eat"
+    )
+}
+
+/// Object-control verbs whose object is a hearer (`ARG2`) and whose infinitive is the
+/// message (`ARG1`): "my doctor told me to cut down".
+pub(super) fn is_directive(lemma: &str) -> bool {
+    matches!(
+        lemma,
+        "tell"
+            | "ask"
+            | "advise"
+            | "remind"
+            | "warn"
+            | "teach"
+            | "encourage"
+            | "persuade"
+            | "convince"
+            | "invite"
+            | "force"
+    )
+}
+
+/// Verbs taking an object and a bare infinitive ("made me feel", "let them try").
+pub(super) fn is_causative(lemma: &str) -> bool {
+    matches!(
+        lemma,
+        "make" | "let" | "help" | "have" | "see" | "watch" | "hear" | "notice"
+    )
+}
+
+/// Words that can follow "is" but not a possessive: "the milk's [creamy]", "the app's [not]
+/// great", "it's [a] rip-off".
+pub(super) fn opens_predicate(word: &str) -> bool {
+    is_adjective(word)
+        || listed(
+            "not been got gone really so very too quite pretty always never just still also \
+             getting going a an the",
+            word,
+        )
+}
+
+/// Words that are a time on their own: "today", "tonight", …
+pub(super) fn is_deictic_time(word: &str) -> bool {
+    listed(
+        "today tonight tomorrow yesterday now weekends weekdays",
+        word,
+    )
+}
+
+/// Determiners that date a time noun: "last year", "this morning", "every summer".
+pub(super) fn is_time_determiner(word: &str) -> bool {
+    listed("every each last next this these that", word)
+}
+
+/// Words that count a time unit: "a week", "two years", "all day", "per month".
+pub(super) fn is_time_quantifier(word: &str) -> bool {
+    is_time_determiner(word) || listed("all most some one a an per the", word)
+}
+
+/// Units of time, singular or plural: "a week", "three hours" (not "a future").
+pub(super) fn is_time_unit(word: &str) -> bool {
+    listed(
+        "second minute hour day week weekend weekday month year decade morning afternoon \
+         evening night summer winter spring autumn",
+        word.strip_suffix('s').unwrap_or(word),
+    )
+}
+
+/// Heads of fixed prepositional phrases that are neither places nor times: "in fact", "at
+/// least", "in my opinion", "on the way".
+pub(super) fn is_abstract_head(word: &str) -> bool {
+    listed(
+        "fact general least all total average particular mind opinion terms advance case \
+         addition way end short",
+        word,
+    )
+}
+
+/// Verbs of exchange, whose "for" phrase names the goods ("paid £5 for a latte"), which no
+/// label here fits.
+pub(super) fn is_exchange(lemma: &str) -> bool {
+    matches!(
+        lemma,
+        "pay" | "sell" | "charge" | "exchange" | "swap" | "trade"
+    )
+}

@@ -169,6 +169,31 @@ impl ResponseDepth {
     }
 }
 
+/// Who said it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Speaker {
+    Interviewer,
+    Respondent,
+}
+
+impl Speaker {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Interviewer => "interviewer",
+            Self::Respondent => "respondent",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "interviewer" => Some(Self::Interviewer),
+            "respondent" => Some(Self::Respondent),
+            _ => None,
+        }
+    }
+}
+
 /// One row of the focus trace (seed 000 Path 17): every turn gets one, node-free turns too.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FocusEntry {
@@ -216,6 +241,23 @@ pub struct CanonicalGraphState {
     pub avg_support: f64,
 }
 
+/// Saturation metrics carried from turn to turn (seed 001 "`SaturationMetrics`").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SaturationMetrics {
+    /// Observed ÷ Chao1-estimated concept richness, in [0, 1]; 1 means nothing unseen remains.
+    pub chao1_ratio: f64,
+    /// New nodes ÷ concepts extracted this turn.
+    pub new_info_rate: f64,
+    /// Turns in a row without a new node.
+    pub consecutive_low_info: u32,
+    /// Answers in a row that were surface or shallow.
+    pub consecutive_shallow: u32,
+    /// Turns in a row whose max depth did not exceed the previous max.
+    pub consecutive_depth_plateau: u32,
+    pub prev_max_depth: u32,
+    pub is_saturated: bool,
+}
+
 /// Information-velocity state persisted per session (seed 000 Path 16 "Data Model").
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct VelocityState {
@@ -243,7 +285,17 @@ pub struct SessionState {
     /// Depth of every answer so far (session-scoped input of `llm.global_response_trend`).
     #[serde(default)]
     pub depth_history: Vec<ResponseDepth>,
+    /// Saturation counters carried from turn to turn (stage 5 reads, stage 10 saves).
+    #[serde(default)]
+    pub saturation: SaturationMetrics,
+    /// Strategies of the most recent turns, oldest first, at most
+    /// [`STRATEGY_HISTORY_LEN`] (seed 000 Path 4: the `GraphState` deque of 30).
+    #[serde(default)]
+    pub strategy_history: Vec<String>,
 }
+
+/// Length of the in-session strategy history deque (seed 000 Path 4).
+pub const STRATEGY_HISTORY_LEN: usize = 30;
 
 /// One rubric score returned by the LLM signal batch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,7 +17,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use interviewer::domain::{FocusEntry, Phase, ResponseDepth, SessionState, VelocityState};
+use interviewer::domain::{
+    FocusEntry, Phase, ResponseDepth, SaturationMetrics, SessionState, VelocityState,
+};
 use interviewer::graph::model::{
     CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping, SlotStatus,
 };
@@ -70,6 +72,11 @@ fn state(turn_count: u32) -> SessionState {
             overridden: false,
         }],
         depth_history: vec![ResponseDepth::Shallow, ResponseDepth::Deep],
+        saturation: SaturationMetrics {
+            consecutive_low_info: 2,
+            ..SaturationMetrics::default()
+        },
+        strategy_history: vec!["explore".into()],
     }
 }
 

@@ -11,10 +11,10 @@ use std::collections::{BTreeMap, HashMap};
 use petgraph::algo::{condensation, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Dfs, Reversed};
-use serde::{Deserialize, Serialize};
 
 use super::model::{KgEdge, KgNode};
 use crate::config::Methodology;
+pub use crate::domain::SaturationMetrics;
 use crate::domain::{GraphState, ResponseDepth};
 
 /// Zero-yield turns after which the graph counts as saturated (issue/seed: ≥ 5).
@@ -189,23 +189,6 @@ fn chain_completion(g: &DiGraph<usize, ()>, live: &[&KgNode], m: &Methodology) -
         })
         .count();
     (complete as f64 / starts.len() as f64, complete > 0)
-}
-
-/// Saturation metrics carried from turn to turn (seed 001 "`SaturationMetrics`").
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SaturationMetrics {
-    /// Observed ÷ Chao1-estimated concept richness, in [0, 1]; 1 means nothing unseen remains.
-    pub chao1_ratio: f64,
-    /// New nodes ÷ concepts extracted this turn.
-    pub new_info_rate: f64,
-    /// Turns in a row without a new node.
-    pub consecutive_low_info: u32,
-    /// Answers in a row that were surface or shallow.
-    pub consecutive_shallow: u32,
-    /// Turns in a row whose max depth did not exceed the previous max.
-    pub consecutive_depth_plateau: u32,
-    pub prev_max_depth: u32,
-    pub is_saturated: bool,
 }
 
 /// Stage 5's update of the saturation metrics.

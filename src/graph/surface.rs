@@ -91,7 +91,8 @@ pub struct SurfaceUpdate {
     pub changes: GraphChangeSummary,
 }
 
-fn norm(label: &str) -> String {
+/// The form labels are compared in for the exact-match step (trimmed, lower-case).
+pub fn norm(label: &str) -> String {
     label.trim().to_lowercase()
 }
 

@@ -55,6 +55,11 @@ pub trait StoreOps: sealed::Connected {
         sessions::update_state(conn(self), id, state, node_tracker)
     }
 
+    /// Saves the node tracker mid-turn, in the transaction of the stage that changed it.
+    fn update_tracker(&self, id: &str, node_tracker: &Value) -> Result<(), StoreError> {
+        sessions::update_tracker(conn(self), id, node_tracker)
+    }
+
     /// Marks the session finished with the termination reason.
     fn finish_session(&self, id: &str, reason: &str) -> Result<(), StoreError> {
         sessions::finish(conn(self), id, reason)
@@ -76,10 +81,35 @@ pub trait StoreOps: sealed::Connected {
         speaker: Speaker,
         text: &str,
     ) -> Result<Utterance, StoreError> {
-        utterances::insert(conn(self), session_id, turn, speaker, text)
+        let id = uuid::Uuid::new_v4().to_string();
+        utterances::insert(conn(self), &id, session_id, turn, speaker, text)
+    }
+
+    /// Saves an utterance under an id the caller minted (so a stage can checkpoint the id in
+    /// the same transaction).
+    fn insert_utterance_with_id(
+        &self,
+        id: &str,
+        session_id: &str,
+        turn: u32,
+        speaker: Speaker,
+        text: &str,
+    ) -> Result<Utterance, StoreError> {
+        utterances::insert(conn(self), id, session_id, turn, speaker, text)
     }
 
     /// All utterances of a session in the order they were said.
+    /// Replaces an utterance's text in place (a regenerated question keeps its id).
+    fn replace_utterance_text(
+        &self,
+        session_id: &str,
+        turn: u32,
+        speaker: Speaker,
+        text: &str,
+    ) -> Result<(), StoreError> {
+        utterances::replace_text(conn(self), session_id, turn, speaker, text)
+    }
+
     fn utterances(&self, session_id: &str) -> Result<Vec<Utterance>, StoreError> {
         utterances::all(conn(self), session_id)
     }
@@ -119,6 +149,11 @@ pub trait StoreOps: sealed::Connected {
         surface::insert_edges(conn(self), edges)
     }
 
+    /// Saves re-mentioned edges (grown provenance, new confidence), all or none.
+    fn update_edges(&self, edges: &[KgEdge]) -> Result<(), StoreError> {
+        surface::update_edges(conn(self), edges)
+    }
+
     fn edges(&self, session_id: &str) -> Result<Vec<KgEdge>, StoreError> {
         surface::edges(conn(self), session_id)
     }
@@ -156,6 +191,11 @@ pub trait StoreOps: sealed::Connected {
     /// Records a turn's decision; one per turn.
     fn insert_scoring(&self, record: &ScoringRecord) -> Result<(), StoreError> {
         scoring::insert(conn(self), record)
+    }
+
+    /// Replaces a turn's decision (researcher override).
+    fn replace_scoring(&self, record: &ScoringRecord) -> Result<(), StoreError> {
+        scoring::replace(conn(self), record)
     }
 
     /// Every decision of a session, by turn.

@@ -37,6 +37,15 @@ pub struct Checkpoint {
 
 /// Inserts a turn's decision; a second decision for the same turn is refused.
 pub(crate) fn insert(conn: &Connection, record: &ScoringRecord) -> Result<(), StoreError> {
+    write(conn, record, "INSERT")
+}
+
+/// Replaces a turn's decision (a researcher's override of the pending question).
+pub(crate) fn replace(conn: &Connection, record: &ScoringRecord) -> Result<(), StoreError> {
+    write(conn, record, "INSERT OR REPLACE")
+}
+
+fn write(conn: &Connection, record: &ScoringRecord, verb: &str) -> Result<(), StoreError> {
     let context = format!(
         "saving the scoring of turn {} in session {}",
         record.turn, record.session_id
@@ -45,7 +54,7 @@ pub(crate) fn insert(conn: &Connection, record: &ScoringRecord) -> Result<(), St
     exec(
         conn,
         &format!(
-            "INSERT INTO scoring_history
+            "{verb} INTO scoring_history
                  (session_id, turn, strategy, focus_node_id, phase, payload, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW})"
         ),

@@ -159,6 +159,23 @@ pub(crate) fn update_state(
     found(changed, id)
 }
 
+/// Saves the node tracker alone (stages 4 and 6 mutate it mid-turn).
+pub(crate) fn update_tracker(
+    conn: &Connection,
+    id: &str,
+    node_tracker: &Value,
+) -> Result<(), StoreError> {
+    let context = format!("saving the node tracker of session {id}");
+    let tracker_json = to_json(node_tracker, &context)?;
+    let changed = exec(
+        conn,
+        &format!("UPDATE sessions SET node_tracker = ?2, {TOUCH} WHERE id = ?1"),
+        params![id, tracker_json],
+        &context,
+    )?;
+    found(changed, id)
+}
+
 pub(crate) fn finish(conn: &Connection, id: &str, reason: &str) -> Result<(), StoreError> {
     let changed = exec(
         conn,

@@ -75,11 +75,27 @@ pub(crate) fn nodes(conn: &Connection, session_id: &str) -> Result<Vec<KgNode>, 
 
 pub(crate) fn insert_edges(conn: &Connection, edges: &[KgEdge]) -> Result<(), StoreError> {
     atomic(conn, "saving graph edges", |conn| {
-        edges.iter().try_for_each(|edge| insert_edge(conn, edge))
+        edges.iter().try_for_each(|edge| write_edge(conn, edge, ""))
     })
 }
 
-fn insert_edge(conn: &Connection, edge: &KgEdge) -> Result<(), StoreError> {
+/// Saves edges that already exist with their grown provenance and confidence; their
+/// endpoints, type and creation turn never change.
+pub(crate) fn update_edges(conn: &Connection, edges: &[KgEdge]) -> Result<(), StoreError> {
+    atomic(conn, "updating graph edges", |conn| {
+        edges.iter().try_for_each(|edge| {
+            write_edge(
+                conn,
+                edge,
+                " ON CONFLICT (id) DO UPDATE SET confidence = excluded.confidence,
+                  properties = excluded.properties,
+                  source_utterance_ids = excluded.source_utterance_ids",
+            )
+        })
+    })
+}
+
+fn write_edge(conn: &Connection, edge: &KgEdge, on_conflict: &str) -> Result<(), StoreError> {
     let context = format!(
         "saving edge {} ({} -> {}) of session {}",
         edge.id, edge.source_node_id, edge.target_node_id, edge.session_id
@@ -89,7 +105,8 @@ fn insert_edge(conn: &Connection, edge: &KgEdge) -> Result<(), StoreError> {
     exec(
         conn,
         &format!(
-            "INSERT INTO kg_edges ({EDGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+            "INSERT INTO kg_edges ({EDGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)\
+             {on_conflict}"
         ),
         params![
             edge.id,

@@ -9,31 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::codec::{NOW, atomic, col, query_all, query_opt};
 use super::{StoreError, sessions};
-
-/// Who said it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Speaker {
-    Interviewer,
-    Respondent,
-}
-
-impl Speaker {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Interviewer => "interviewer",
-            Self::Respondent => "respondent",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "interviewer" => Some(Self::Interviewer),
-            "respondent" => Some(Self::Respondent),
-            _ => None,
-        }
-    }
-}
+pub use crate::domain::Speaker;
 
 /// A stored utterance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +27,7 @@ const COLUMNS: &str = "id, session_id, turn, speaker, text, created_at";
 
 pub(crate) fn insert(
     conn: &Connection,
+    id: &str,
     session_id: &str,
     turn: u32,
     speaker: Speaker,
@@ -60,7 +37,6 @@ pub(crate) fn insert(
         "saving the {} utterance of turn {turn} in session {session_id}",
         speaker.as_str()
     );
-    let id = uuid::Uuid::new_v4().to_string();
     atomic(conn, &context, |conn| {
         let created_at: String = conn
             .prepare_cached(&format!(
@@ -76,7 +52,7 @@ pub(crate) fn insert(
             .map_err(|e| StoreError::sqlite(context.as_str(), e))?;
         sessions::touch(conn, session_id)?;
         Ok(Utterance {
-            id: id.clone(),
+            id: id.to_owned(),
             session_id: session_id.to_owned(),
             turn,
             speaker,
@@ -84,6 +60,33 @@ pub(crate) fn insert(
             created_at,
         })
     })
+}
+
+/// Replaces the text of an existing utterance, keeping its id (a regenerated question).
+pub(crate) fn replace_text(
+    conn: &Connection,
+    session_id: &str,
+    turn: u32,
+    speaker: Speaker,
+    text: &str,
+) -> Result<(), StoreError> {
+    let context = format!(
+        "replacing the {} utterance of turn {turn} in session {session_id}",
+        speaker.as_str()
+    );
+    let changed = conn
+        .execute(
+            "UPDATE utterances SET text = ?4 WHERE session_id = ?1 AND turn = ?2 AND speaker = ?3",
+            params![session_id, turn, speaker.as_str(), text],
+        )
+        .map_err(|e| StoreError::sqlite(context.as_str(), e))?;
+    if changed == 0 {
+        return Err(StoreError::NotFound {
+            what: "utterance",
+            id: format!("{session_id}/{turn}/{}", speaker.as_str()),
+        });
+    }
+    Ok(())
 }
 
 /// All utterances of a session in the order they were said.

@@ -9,7 +9,7 @@ mod error;
 mod methodology;
 mod persona;
 mod rubric;
-mod yaml;
+pub(crate) mod yaml;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,293 @@
+//! The LLM seam: one async trait every provider implements, the five roles the engine asks
+//! models to play, and the router that gives each role its own provider and settings.
+//!
+//! The pipeline never names a provider. It builds an [`LlmRequest`] for a [`Role`], hands it to
+//! the [`LlmRouter`], and gets back text plus the facts the usage ledger needs (tokens,
+//! latency, attempts). Streaming is part of the trait: a provider that cannot stream answers in
+//! one delta.
+//!
+//! Providers here: [`ScriptedProvider`] (replies from a YAML/JSON file, for tests and demos).
+
+mod scripted;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc::UnboundedSender;
+
+pub use scripted::{SCRIPT_LOG_ENV, ScriptError, ScriptedProvider};
+
+/// What a model is asked to do. Each role is configured separately.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Concepts and relationships from an answer (stage 3).
+    Extraction,
+    /// Canonical slot proposals for new nodes (stage 4.5).
+    SlotDiscovery,
+    /// The six rubric scores of an answer (the LLM signal batch, awaited by stage 6).
+    SignalScoring,
+    /// The next question (stage 8 and the opening question).
+    QuestionGeneration,
+    /// A simulated respondent answering as a persona.
+    Respondent,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::Extraction,
+        Role::SlotDiscovery,
+        Role::SignalScoring,
+        Role::QuestionGeneration,
+        Role::Respondent,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Extraction => "extraction",
+            Self::SlotDiscovery => "slot_discovery",
+            Self::SignalScoring => "signal_scoring",
+            Self::QuestionGeneration => "question_generation",
+            Self::Respondent => "respondent",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+
+    /// Defaults per role: the seed's extraction and scoring clients run at 0.3; questions at
+    /// 0.8 (the opening prompt raises it to 0.9); a simulated respondent at 0.9 for variety.
+    pub fn default_settings(self) -> RoleSettings {
+        let (temperature, max_tokens) = match self {
+            Self::Extraction => (0.3, 2048),
+            Self::SlotDiscovery => (0.3, 1024),
+            Self::SignalScoring => (0.3, 512),
+            Self::QuestionGeneration => (0.8, 1024),
+            Self::Respondent => (0.9, 512),
+        };
+        RoleSettings {
+            temperature,
+            max_tokens,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Sampling and limits for one role.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RoleSettings {
+    pub temperature: f32,
+    pub max_tokens: u32,
+    pub timeout: Duration,
+}
+
+/// One request to a model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LlmRequest {
+    pub role: Role,
+    pub system: String,
+    pub user: String,
+    pub temperature: f32,
+    pub max_tokens: u32,
+    /// The turn the call serves (0 for the opening question), for usage records and scripts.
+    pub turn: u32,
+}
+
+/// A model's answer with the facts the usage ledger records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlmResponse {
+    pub text: String,
+    pub provider: String,
+    pub model: String,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub latency: Duration,
+    /// Attempts made, retries included (1 when the first attempt answered).
+    pub attempts: u32,
+}
+
+/// Why a call produced no answer.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LlmError {
+    #[error("{provider}: timed out after {seconds} s")]
+    Timeout { provider: String, seconds: u64 },
+    #[error("{provider}: rate limited (HTTP 429)")]
+    RateLimited { provider: String },
+    #[error("{provider}: HTTP {status}: {body}")]
+    Http {
+        provider: String,
+        status: u16,
+        body: String,
+    },
+    #[error("{provider}: {message}")]
+    Transport { provider: String, message: String },
+    #[error("{provider}: unusable response: {message}")]
+    InvalidResponse { provider: String, message: String },
+    #[error("script: {0}")]
+    Script(String),
+    #[error("no provider is configured for the {0} role")]
+    NoProvider(Role),
+}
+
+/// Where streamed text deltas go.
+pub type DeltaSink = UnboundedSender<String>;
+
+/// A language model behind some API (or a script).
+pub trait LlmProvider: Send + Sync {
+    /// Provider name as recorded in usage rows (`anthropic`, `scripted`, ...).
+    fn name(&self) -> &str;
+
+    /// The model the provider calls.
+    fn model(&self) -> &str;
+
+    /// Answers `request` in full.
+    fn complete<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+    ) -> BoxFuture<'a, Result<LlmResponse, LlmError>>;
+
+    /// Answers `request`, sending text to `deltas` as it arrives. The returned response holds
+    /// the whole text. The default sends the full answer as one delta.
+    fn stream<'a>(
+        &'a self,
+        request: &'a LlmRequest,
+        deltas: DeltaSink,
+    ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
+        Box::pin(async move {
+            let response = self.complete(request).await?;
+            // A closed receiver only means nobody is watching; the answer still counts.
+            let _ = deltas.send(response.text.clone());
+            Ok(response)
+        })
+    }
+
+    /// USD per million tokens (input, output), when known.
+    fn pricing(&self) -> Option<(f64, f64)> {
+        None
+    }
+}
+
+/// A provider with the settings of the role it serves.
+#[derive(Clone)]
+pub struct RoleBinding {
+    pub provider: Arc<dyn LlmProvider>,
+    pub settings: RoleSettings,
+}
+
+impl fmt::Debug for RoleBinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RoleBinding")
+            .field("provider", &self.provider.name())
+            .field("model", &self.provider.model())
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+/// Routes each role to its provider.
+#[derive(Debug, Clone, Default)]
+pub struct LlmRouter {
+    roles: BTreeMap<Role, RoleBinding>,
+}
+
+impl LlmRouter {
+    /// Every role served by one provider with the role defaults.
+    pub fn single(provider: &Arc<dyn LlmProvider>) -> Self {
+        let roles = Role::ALL
+            .into_iter()
+            .map(|role| {
+                (
+                    role,
+                    RoleBinding {
+                        provider: Arc::clone(provider),
+                        settings: role.default_settings(),
+                    },
+                )
+            })
+            .collect();
+        Self { roles }
+    }
+
+    /// Replaces one role's binding.
+    pub fn set(&mut self, role: Role, binding: RoleBinding) {
+        self.roles.insert(role, binding);
+    }
+
+    pub fn binding(&self, role: Role) -> Result<&RoleBinding, LlmError> {
+        self.roles.get(&role).ok_or(LlmError::NoProvider(role))
+    }
+
+    /// A request for `role` with its configured limits; `temperature` overrides the role's
+    /// when the prompt asks for its own (the opening question's 0.9).
+    pub fn request(
+        &self,
+        role: Role,
+        system: String,
+        user: String,
+        temperature: Option<f32>,
+        turn: u32,
+    ) -> Result<LlmRequest, LlmError> {
+        let settings = self.binding(role)?.settings;
+        Ok(LlmRequest {
+            role,
+            system,
+            user,
+            temperature: temperature.unwrap_or(settings.temperature),
+            max_tokens: settings.max_tokens,
+            turn,
+        })
+    }
+
+    /// Sends a request to its role's provider, bounded by the role's timeout.
+    pub async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let binding = self.binding(request.role)?;
+        with_timeout(binding, binding.provider.complete(request)).await
+    }
+
+    /// Streams a request's answer to `deltas`, bounded by the role's timeout.
+    pub async fn stream(
+        &self,
+        request: &LlmRequest,
+        deltas: DeltaSink,
+    ) -> Result<LlmResponse, LlmError> {
+        let binding = self.binding(request.role)?;
+        with_timeout(binding, binding.provider.stream(request, deltas)).await
+    }
+
+    /// Cost of a call in USD, when the role's provider publishes prices.
+    pub fn cost(&self, role: Role, tokens_in: u64, tokens_out: u64) -> Option<f64> {
+        let (p_in, p_out) = self.binding(role).ok()?.provider.pricing()?;
+        Some((tokens_in as f64 * p_in + tokens_out as f64 * p_out) / 1_000_000.0)
+    }
+}
+
+async fn with_timeout(
+    binding: &RoleBinding,
+    call: BoxFuture<'_, Result<LlmResponse, LlmError>>,
+) -> Result<LlmResponse, LlmError> {
+    match tokio::time::timeout(binding.settings.timeout, call).await {
+        Ok(result) => result,
+        Err(_) => Err(LlmError::Timeout {
+            provider: binding.provider.name().to_owned(),
+            seconds: binding.settings.timeout.as_secs(),
+        }),
+    }
+}
+
+/// A rough token count for providers that report none: one token per four characters, at
+/// least one per non-empty text. Used by the scripted provider so usage rows are not all zero.
+pub fn estimate_tokens(text: &str) -> u64 {
+    let chars = text.chars().count() as u64;
+    if chars == 0 { 0 } else { chars.div_ceil(4) }
+}

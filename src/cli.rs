@@ -1,9 +1,11 @@
 //! The `interviewer` command line: argument types and one module per subcommand.
 //!
-//! Every subcommand returns a [`CliError`] whose exit code tells configuration mistakes (2)
-//! apart from other failures (1), and whose message names the file and the place.
+//! Every subcommand returns a [`CliError`] whose exit code tells configuration and usage
+//! mistakes (2) and model failures (3) apart from other failures (1), and whose message names
+//! the file and the place.
 
 mod check;
+mod interview;
 mod score;
 mod sessions;
 
@@ -39,6 +41,8 @@ pub enum Command {
     Score(score::ScoreArgs),
     /// List the interviews stored in the database, most recently active first.
     Sessions,
+    /// Run an interview without the terminal UI, answers from a file or stdin.
+    Interview(interview::InterviewArgs),
 }
 
 /// Output format of reporting commands.
@@ -58,16 +62,20 @@ pub enum CliError {
     Usage(String),
     #[error("{0}")]
     Input(String),
+    /// A model call failed or its reply broke the contract.
+    #[error("{0}")]
+    Llm(String),
     /// Problems were already printed (e.g. by `check`); only the exit code remains.
     #[error("{0}")]
     Reported(String),
 }
 
 impl CliError {
-    /// 2 for configuration and usage errors, 1 otherwise.
+    /// 2 for configuration and usage errors, 3 for model failures, 1 otherwise.
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Self::Config(_) | Self::Usage(_) | Self::Reported(_) => ExitCode::from(2),
+            Self::Llm(_) => ExitCode::from(3),
             Self::Input(_) => ExitCode::from(1),
         }
     }
@@ -80,6 +88,12 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         Command::Check(args) => check::run(&dir, &args, out),
         Command::Score(args) => score::run(&dir, &args, out),
         Command::Sessions => sessions::run(&cli.db.unwrap_or_else(crate::store::default_path), out),
+        Command::Interview(args) => interview::run(
+            &dir,
+            &cli.db.unwrap_or_else(crate::store::default_path),
+            &args,
+            out,
+        ),
     }
 }
 

@@ -12,6 +12,9 @@
 //! - [`scoring`]: two-stage strategy → node selection with score decomposition (pure).
 //! - [`graph`]: per-node state tracking (pure).
 //! - [`contract`]: lenient extraction of JSON from LLM replies.
+//! - [`srl`]: rule-based discourse relations and predicate frames for extraction hints (pure).
+//! - [`prompts`]: extraction and question prompts, the conversation window, and strict reply
+//!   parsers (pure).
 //! - [`cli`]: the `interviewer` command's subcommands.
 //!
 //! The pure modules never import an adapter; see `ARCHITECTURE` notes in the README.
@@ -24,6 +27,11 @@ pub mod contract;
 pub mod domain;
 pub mod embed;
 pub mod graph;
+pub mod llm;
+pub mod pipeline;
+pub mod prompts;
 pub mod scoring;
+pub mod session;
 pub mod signals;
+pub mod srl;
 pub mod store;

@@ -143,7 +143,13 @@ fn parse_slot(i: usize, v: &serde_json::Value) -> Result<SlotProposal, ContractE
 }
 
 /// Runs discovery over a turn's new nodes: one `ask` per batch (none when no nodes were
-/// added), proposals embedded in one batch per reply, merged into `slots` in order.
+/// added), proposals embedded in one batch per reply, merged into `slots` in batch order.
+///
+/// The first batch of every node type is asked at once, so a turn that adds several types
+/// waits for one model round trip rather than one per type: those prompts only list slots of
+/// their own type, which no other type's batch can change. Further batches of a type (more
+/// than [`MAX_NODES_PER_CALL`](super::canonical::MAX_NODES_PER_CALL) new nodes) are asked
+/// afterwards, one at a time, so they see the slots the earlier batches created.
 pub async fn discover_slots<F, Fut>(
     methodology: &Methodology,
     slots: &[CanonicalSlot],
@@ -160,41 +166,103 @@ where
     let mut current: Vec<CanonicalSlot> = slots.to_vec();
     let mut total = SlotUpdate::default();
     let mut mapped: HashSet<String> = ctx.mapped_nodes.clone();
-    for (node_type, nodes) in batches(new_nodes) {
-        let reply = ask(slot_prompt(methodology, &node_type, &nodes, &current))
+    let all = batches(new_nodes);
+    let (first, rest): (Vec<_>, Vec<_>) = all
+        .iter()
+        .enumerate()
+        .partition(|(i, (t, _))| all.iter().position(|(other, _)| other == t) == Some(*i));
+    let asked: Vec<Fut> = first
+        .iter()
+        .map(|(_, (node_type, nodes))| ask(slot_prompt(methodology, node_type, nodes, &current)))
+        .collect();
+    let replies = futures::future::join_all(asked).await;
+    let mut answered: Vec<(&str, &[&KgNode], String)> = Vec::with_capacity(all.len());
+    for ((_, (node_type, nodes)), reply) in first.iter().zip(replies) {
+        answered.push((
+            node_type.as_str(),
+            nodes.as_slice(),
+            reply.map_err(DiscoveryError::Llm)?,
+        ));
+    }
+    for (node_type, nodes, reply) in answered {
+        let batch = Batch { node_type, nodes };
+        integrate_reply(
+            &batch,
+            &reply,
+            ctx,
+            embedder,
+            new_id,
+            &mut current,
+            &mut total,
+            &mut mapped,
+        )?;
+    }
+    for (_, (node_type, nodes)) in rest {
+        let reply = ask(slot_prompt(methodology, node_type, nodes, &current))
             .await
             .map_err(DiscoveryError::Llm)?;
-        let proposals = parse_slot_reply(&reply).map_err(|e| match e {
-            ContractError::NoJson(_) => ContractError::NoJson(quote(&reply)),
-            other => other,
-        })?;
-        let texts: Vec<String> = proposals
-            .iter()
-            .map(|p| slot_text(&p.slot_name, &p.description))
-            .collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let embeddings = embedder.embed(&refs)?;
-        let batch = ProposalBatch {
-            node_type: &node_type,
-            nodes: &nodes,
-            proposals: &proposals,
-            embeddings: &embeddings,
-        };
-        let batch_ctx = SlotContext {
-            session_id: ctx.session_id,
-            turn: ctx.turn,
-            mapped_nodes: &mapped,
-        };
-        let update = integrate_proposals(&current, &batch, &batch_ctx, new_id);
-        mapped.extend(
-            update
-                .mappings_created
-                .iter()
-                .map(|m| m.surface_node_id.clone()),
-        );
-        merge_update(&mut current, &mut total, update);
+        let batch = Batch { node_type, nodes };
+        integrate_reply(
+            &batch,
+            &reply,
+            ctx,
+            embedder,
+            new_id,
+            &mut current,
+            &mut total,
+            &mut mapped,
+        )?;
     }
     Ok(total)
+}
+
+struct Batch<'a> {
+    node_type: &'a str,
+    nodes: &'a [&'a KgNode],
+}
+
+/// Parses one reply, embeds its proposals and merges them into the running state.
+#[allow(clippy::too_many_arguments)]
+fn integrate_reply(
+    batch: &Batch<'_>,
+    reply: &str,
+    ctx: &SlotContext<'_>,
+    embedder: &dyn Embedder,
+    new_id: &mut dyn FnMut() -> String,
+    current: &mut Vec<CanonicalSlot>,
+    total: &mut SlotUpdate,
+    mapped: &mut HashSet<String>,
+) -> Result<(), DiscoveryError> {
+    let proposals = parse_slot_reply(reply).map_err(|e| match e {
+        ContractError::NoJson(_) => ContractError::NoJson(quote(reply)),
+        other => other,
+    })?;
+    let texts: Vec<String> = proposals
+        .iter()
+        .map(|p| slot_text(&p.slot_name, &p.description))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let embeddings = embedder.embed(&refs)?;
+    let proposal_batch = ProposalBatch {
+        node_type: batch.node_type,
+        nodes: batch.nodes,
+        proposals: &proposals,
+        embeddings: &embeddings,
+    };
+    let batch_ctx = SlotContext {
+        session_id: ctx.session_id,
+        turn: ctx.turn,
+        mapped_nodes: mapped,
+    };
+    let update = integrate_proposals(current, &proposal_batch, &batch_ctx, new_id);
+    mapped.extend(
+        update
+            .mappings_created
+            .iter()
+            .map(|m| m.surface_node_id.clone()),
+    );
+    merge_update(current, total, update);
+    Ok(())
 }
 
 /// Folds one batch's update into the running slot list and the turn's total.

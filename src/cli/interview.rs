@@ -1,0 +1,378 @@
+//! `interviewer interview`: a whole interview without the terminal UI.
+//!
+//! Questions go to stdout (or, with `--json`, one `TurnResult` per line); answers come from a
+//! file or stdin, one paragraph per answer (paragraphs are separated by a blank line). The file's
+//! k-th answer is turn k's answer, so re-running the same command with `--resume` after a
+//! crash continues where it stopped. Progress and the session id go to stderr.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, IsTerminal};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::{CliError, emit};
+use crate::config::ConfigDir;
+use crate::embed::{Embedder, MiniLmEmbedder};
+use crate::llm::{LlmProvider, LlmRouter, ScriptedProvider};
+use crate::pipeline::{
+    EventSink, Interview, InterviewSpec, Pending, PipelineError, PipelineSettings, Services,
+    TurnError, TurnResult,
+};
+use crate::store::{Store, StoreOps};
+
+/// Turns an interview runs when `--max-turns` is not given.
+pub const DEFAULT_MAX_TURNS: u32 = 20;
+
+#[derive(Debug, Args)]
+pub struct InterviewArgs {
+    /// Concept: an id from the config directory or a path to a concept YAML file.
+    #[arg(long, short = 'c', required_unless_present = "resume")]
+    pub concept: Option<String>,
+    /// Methodology: an id or a YAML path (default: the concept's methodology).
+    #[arg(long, short = 'm')]
+    pub methodology: Option<String>,
+    /// Maximum number of turns (new sessions only).
+    #[arg(long, default_value_t = DEFAULT_MAX_TURNS, value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub max_turns: u32,
+    /// Answers, one paragraph each, separated by blank lines; `-` reads stdin.
+    #[arg(long, short = 'a', value_name = "FILE|-")]
+    pub answers: String,
+    /// Print one `TurnResult` JSON object per line instead of the questions.
+    #[arg(long)]
+    pub json: bool,
+    /// Continue a session: its id, or `latest` for the most recently active one.
+    #[arg(long, value_name = "SESSION_ID|latest")]
+    pub resume: Option<String>,
+    /// Scripted LLM replies (YAML/JSON; see the README's "Scripted provider").
+    #[arg(long, env = "INTERVIEWER_SCRIPT", value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    /// Skip stage 2.5 (discourse relations and predicate frames).
+    #[arg(long)]
+    pub no_srl: bool,
+    /// Skip stage 4.5 (canonical slots).
+    #[arg(long)]
+    pub no_canonical_slots: bool,
+}
+
+pub fn run(
+    dir: &ConfigDir,
+    db: &std::path::Path,
+    args: &InterviewArgs,
+    out: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let store = Store::open(db).map_err(|e| CliError::Input(e.to_string()))?;
+    let resume_id = match args.resume.as_deref() {
+        None => None,
+        Some("latest") => Some(
+            store
+                .list_sessions()
+                .map_err(|e| CliError::Input(e.to_string()))?
+                .first()
+                .map(|s| s.id.clone())
+                .ok_or_else(|| {
+                    CliError::Usage(format!("--resume latest: no sessions in {}", db.display()))
+                })?,
+        ),
+        Some(id) => Some(id.to_owned()),
+    };
+    let existing = match &resume_id {
+        Some(id) => Some(
+            store
+                .get_session(id)
+                .map_err(|e| CliError::Input(e.to_string()))?
+                .ok_or_else(|| {
+                    CliError::Usage(format!("--resume: no session {id} in {}", db.display()))
+                })?,
+        ),
+        None => None,
+    };
+    let concept_ref = args
+        .concept
+        .clone()
+        .or_else(|| existing.as_ref().map(|s| s.concept.clone()))
+        .ok_or_else(|| CliError::Usage("--concept is required".to_owned()))?;
+    let concept = dir.concept(&concept_ref)?;
+    let methodology_ref = args
+        .methodology
+        .clone()
+        .or_else(|| existing.as_ref().map(|s| s.methodology.clone()))
+        .unwrap_or_else(|| concept.methodology.clone());
+    let methodology = dir.methodology(&methodology_ref)?;
+    if let Some(s) = &existing
+        && (s.concept != concept.id || s.methodology != methodology.method.name)
+    {
+        return Err(CliError::Usage(format!(
+            "session {} runs concept '{}' with '{}', not '{}' with '{}'",
+            s.id, s.concept, s.methodology, concept.id, methodology.method.name
+        )));
+    }
+    let spec = InterviewSpec {
+        methodology,
+        concept,
+        rubrics: dir.rubrics()?,
+        max_turns: args.max_turns,
+    };
+    let services = services(args)?;
+    let interview = match resume_id {
+        Some(id) => Interview::open(store, &id, spec, services),
+        None => Interview::create(store, spec, services, None),
+    }
+    .map_err(pipeline_error)?;
+    let answers = AnswerSource::open(&args.answers)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Input(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(drive(interview, answers, args.json, out))
+}
+
+fn services(args: &InterviewArgs) -> Result<Services, CliError> {
+    let script = args.script.as_ref().ok_or_else(|| {
+        CliError::Usage(
+            "no LLM provider: pass --script FILE (scripted replies, see the README's \
+             \"Scripted provider\") or set INTERVIEWER_SCRIPT"
+                .to_owned(),
+        )
+    })?;
+    let provider = ScriptedProvider::load(script).map_err(|e| CliError::Usage(e.to_string()))?;
+    let embedder: Arc<dyn Embedder> =
+        Arc::new(MiniLmEmbedder::load_default().map_err(|e| CliError::Input(e.to_string()))?);
+    Ok(Services {
+        llm: Arc::new(LlmRouter::single(
+            &(Arc::new(provider) as Arc<dyn LlmProvider>),
+        )),
+        embedder,
+        settings: PipelineSettings {
+            enable_srl: !args.no_srl,
+            enable_canonical_slots: !args.no_canonical_slots,
+            ..PipelineSettings::default()
+        },
+    })
+}
+
+async fn drive(
+    mut interview: Interview,
+    mut answers: AnswerSource,
+    json: bool,
+    out: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let events = EventSink::none();
+    eprintln!(
+        "session {} (continue it with --resume {})",
+        interview.session_id(),
+        interview.session_id()
+    );
+    loop {
+        let pending = interview.pending().map_err(pipeline_error)?;
+        let turn = match pending {
+            Pending::Finished { reason } => {
+                eprintln!("interview finished: {reason}");
+                return Ok(());
+            }
+            Pending::Opening => {
+                let question = interview.opening(&events).await.map_err(turn_error)?;
+                show_question(out, json, 0, &question)?;
+                continue;
+            }
+            Pending::Resume {
+                turn,
+                answer: Some(_),
+            } => {
+                eprintln!("resuming turn {turn} from its last checkpoint");
+                answers.skip_to(turn)?;
+                let result = interview.resume(&events).await.map_err(turn_error)?;
+                show_result(out, json, &result)?;
+                continue;
+            }
+            Pending::Resume { turn, answer: None } | Pending::Answer { turn, .. } => turn,
+        };
+        answers.skip_to(turn)?;
+        let Some(answer) = answers.next_answer()? else {
+            eprintln!(
+                "answers ran out before turn {turn}; session {} stays resumable",
+                interview.session_id()
+            );
+            return Ok(());
+        };
+        let result = interview
+            .answer(&answer, &events)
+            .await
+            .map_err(turn_error)?;
+        show_result(out, json, &result)?;
+    }
+}
+
+fn show_question(
+    out: &mut dyn std::io::Write,
+    json: bool,
+    turn: u32,
+    question: &str,
+) -> Result<(), CliError> {
+    if json {
+        eprintln!("opening question: {question}");
+        Ok(())
+    } else {
+        emit(out, &format!("[turn {turn}] {question}\n"))
+    }
+}
+
+fn show_result(
+    out: &mut dyn std::io::Write,
+    json: bool,
+    result: &TurnResult,
+) -> Result<(), CliError> {
+    if json {
+        let line = serde_json::to_string(result)
+            .map_err(|e| CliError::Input(format!("cannot serialise the turn result: {e}")))?;
+        return emit(out, &format!("{line}\n"));
+    }
+    let focus = result
+        .focus
+        .as_ref()
+        .map(|f| format!(" → {}", f.label))
+        .unwrap_or_default();
+    let mut text = format!(
+        "[turn {} · {}{} · +{} nodes +{} edges · {} ms] {}\n",
+        result.turn_number,
+        result.strategy_selected,
+        focus,
+        result.nodes_added.len(),
+        result.edges_added.len(),
+        result.latency_ms,
+        result.next_question
+    );
+    if let Some(reason) = &result.termination_reason {
+        text.push_str(&format!("(interview ends: {reason})\n"));
+    }
+    emit(out, &text)
+}
+
+fn pipeline_error(e: PipelineError) -> CliError {
+    match e {
+        PipelineError::Config(c) => CliError::Config(c),
+        e if e.is_llm() => CliError::Llm(e.to_string()),
+        e => CliError::Input(e.to_string()),
+    }
+}
+
+#[allow(clippy::needless_pass_by_value)] // used as `map_err(turn_error)`
+fn turn_error(e: TurnError) -> CliError {
+    let message = e.to_string();
+    if e.error.is_llm() {
+        CliError::Llm(format!("{message}; run again with --resume to retry"))
+    } else {
+        CliError::Input(message)
+    }
+}
+
+/// Answers read one paragraph at a time, lazily, so a person can type them.
+struct AnswerSource {
+    reader: Box<dyn BufRead>,
+    /// Answers read so far (the next one is answer `consumed + 1`).
+    consumed: u32,
+    /// Whether a person is typing (then nothing is skipped).
+    interactive: bool,
+    name: String,
+}
+
+impl AnswerSource {
+    fn open(spec: &str) -> Result<Self, CliError> {
+        if spec == "-" {
+            let stdin = std::io::stdin();
+            let interactive = stdin.is_terminal();
+            if interactive {
+                eprintln!(
+                    "type each answer, then an empty line; Ctrl-D stops (the session stays resumable)"
+                );
+            }
+            return Ok(Self {
+                reader: Box::new(BufReader::new(stdin)),
+                consumed: 0,
+                interactive,
+                name: "stdin".to_owned(),
+            });
+        }
+        let file = File::open(spec)
+            .map_err(|e| CliError::Input(format!("--answers {spec}: cannot open: {e}")))?;
+        Ok(Self {
+            reader: Box::new(BufReader::new(file)),
+            consumed: 0,
+            interactive: false,
+            name: spec.to_owned(),
+        })
+    }
+
+    /// Discards answers before turn `turn` (they belong to turns already answered).
+    fn skip_to(&mut self, turn: u32) -> Result<(), CliError> {
+        if self.interactive {
+            return Ok(());
+        }
+        while self.consumed + 1 < turn {
+            if self.next_answer()?.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next paragraph, or `None` at the end of input.
+    fn next_answer(&mut self) -> Result<Option<String>, CliError> {
+        let mut paragraph = String::new();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.reader.read_line(&mut line).map_err(|e| {
+                CliError::Input(format!("--answers {}: cannot read: {e}", self.name))
+            })?;
+            if n == 0 {
+                break;
+            }
+            if line.trim().is_empty() {
+                if paragraph.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            paragraph.push_str(&line);
+        }
+        if paragraph.trim().is_empty() {
+            return Ok(None);
+        }
+        self.consumed += 1;
+        Ok(Some(paragraph.trim_end().to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(text: &str) -> AnswerSource {
+        AnswerSource {
+            reader: Box::new(std::io::Cursor::new(text.to_owned())),
+            consumed: 0,
+            interactive: false,
+            name: "test".to_owned(),
+        }
+    }
+
+    #[test]
+    fn paragraphs_are_answers() {
+        let mut s = source("\n\nfirst line\nsecond line\n\n  \nthird\n\n");
+        assert_eq!(s.next_answer().unwrap().unwrap(), "first line\nsecond line");
+        assert_eq!(s.next_answer().unwrap().unwrap(), "third");
+        assert_eq!(s.next_answer().unwrap(), None);
+    }
+
+    #[test]
+    fn skipping_aligns_answer_k_with_turn_k() {
+        let mut s = source("one\n\ntwo\n\nthree\n");
+        s.skip_to(3).unwrap();
+        assert_eq!(s.next_answer().unwrap().unwrap(), "three");
+        // Already past: nothing more is skipped.
+        s.skip_to(2).unwrap();
+        assert_eq!(s.next_answer().unwrap(), None);
+    }
+}

@@ -1,0 +1,641 @@
+//! [`Interview`]: one session driven through the pipeline — opening question, turns (fresh or
+//! resumed), a researcher's override of the pending question, and ending early.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::context::{StageOutput, TurnContext};
+use super::crash::{self, CrashPoint, CrashSide};
+use super::world::World;
+use super::{
+    Event, EventSink, PipelineError, PipelineSettings, Stage, TurnError, TurnResult, clean_answer,
+};
+use crate::config::{Concept, Methodology, Rubric};
+use crate::domain::{SessionState, Speaker};
+use crate::embed::Embedder;
+use crate::llm::{LlmError, LlmRequest, LlmResponse, LlmRouter, Role};
+use crate::signals::Registry;
+use crate::store::{
+    LlmUsage, NewSession, SessionLock, SessionStatus, Store, StoreError, StoreOps, Tx,
+};
+
+/// Checkpoint name of the opening question (turn 0).
+pub(crate) const OPENING_CHECKPOINT: &str = "opening";
+/// Checkpoint name of a researcher's override of a turn's question.
+pub(crate) const OVERRIDE_CHECKPOINT: &str = "question_override";
+
+/// What an interview runs on besides its own configuration.
+#[derive(Clone)]
+pub struct Services {
+    pub llm: Arc<LlmRouter>,
+    pub embedder: Arc<dyn Embedder>,
+    pub settings: PipelineSettings,
+}
+
+/// The configuration one interview runs with.
+#[derive(Debug, Clone)]
+pub struct InterviewSpec {
+    pub methodology: Methodology,
+    pub concept: Concept,
+    pub rubrics: Vec<Rubric>,
+    pub max_turns: u32,
+}
+
+/// What the session is waiting for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pending {
+    /// No opening question has been asked yet.
+    Opening,
+    /// The question of turn `turn − 1` is on screen; the answer will be turn `turn`.
+    Answer {
+        turn: u32,
+        question: String,
+    },
+    /// Turn `turn` stopped part-way. `answer` is the saved answer, when one was saved.
+    Resume {
+        turn: u32,
+        answer: Option<String>,
+    },
+    Finished {
+        reason: String,
+    },
+}
+
+/// One interview session, driven through the pipeline. Holds the session's lock while open.
+pub struct Interview {
+    pub(crate) store: Store,
+    pub(crate) spec: Arc<InterviewSpec>,
+    pub(crate) services: Services,
+    pub(crate) registry: Registry,
+    pub(crate) crash: Option<CrashPoint>,
+    pub(crate) world: World,
+    _lock: SessionLock,
+}
+
+impl std::fmt::Debug for Interview {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interview")
+            .field("session_id", &self.world.session_id)
+            .field("turn_count", &self.world.state.turn_count)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Facts about one LLM call, gathered for the stage's commit.
+pub(crate) struct CallRecord {
+    pub role: Role,
+    pub response: LlmResponse,
+}
+
+impl Interview {
+    /// Creates a session for `spec` and opens it.
+    pub fn create(
+        store: Store,
+        spec: InterviewSpec,
+        services: Services,
+        session_id: Option<String>,
+    ) -> Result<Self, PipelineError> {
+        let id = session_id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let state = SessionState {
+            methodology: spec.methodology.method.name.clone(),
+            concept_id: spec.concept.id.clone(),
+            concept_name: spec.concept.name.clone(),
+            ..SessionState::default()
+        };
+        store.create_session(&NewSession {
+            id: id.clone(),
+            methodology: spec.methodology.method.name.clone(),
+            concept: spec.concept.id.clone(),
+            max_turns: spec.max_turns,
+            state,
+        })?;
+        Self::open(store, &id, spec, services)
+    }
+
+    /// Opens an existing session. `spec.max_turns` is ignored: the session keeps its own.
+    pub fn open(
+        store: Store,
+        session_id: &str,
+        spec: InterviewSpec,
+        services: Services,
+    ) -> Result<Self, PipelineError> {
+        let crash = CrashPoint::from_env()?;
+        let lock = store.lock_session(session_id)?;
+        let world = World::load(&store, session_id)?;
+        let spec = InterviewSpec {
+            max_turns: world.max_turns,
+            ..spec
+        };
+        Ok(Self {
+            store,
+            spec: Arc::new(spec),
+            services,
+            registry: Registry::standard(),
+            crash,
+            world,
+            _lock: lock,
+        })
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.world.session_id
+    }
+
+    pub fn spec(&self) -> &InterviewSpec {
+        &self.spec
+    }
+
+    /// Completed turns.
+    pub fn turn_count(&self) -> u32 {
+        self.world.state.turn_count
+    }
+
+    pub fn state(&self) -> &SessionState {
+        &self.world.state
+    }
+
+    /// The store, for read-only views (exports, the TUI's graph panel).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// What the session waits for next.
+    pub fn pending(&self) -> Result<Pending, PipelineError> {
+        let id = self.session_id();
+        if self.world.status == SessionStatus::Finished {
+            return Ok(Pending::Finished {
+                reason: self.world.termination_reason.clone().unwrap_or_default(),
+            });
+        }
+        let Some(opening) = self.store.utterance(id, 0, Speaker::Interviewer)? else {
+            return Ok(Pending::Opening);
+        };
+        let turn = self.world.state.turn_count + 1;
+        let checkpoints = self.store.checkpoints_for_turn(id, turn)?;
+        if !checkpoints.is_empty() {
+            return Ok(Pending::Resume {
+                turn,
+                answer: self.saved_answer(turn)?,
+            });
+        }
+        let question = if turn == 1 {
+            opening.text
+        } else {
+            self.store
+                .utterance(id, turn - 1, Speaker::Interviewer)?
+                .map(|u| u.text)
+                .ok_or_else(|| {
+                    PipelineError::State(format!(
+                        "session {id}: turn {} completed without a saved question",
+                        turn - 1
+                    ))
+                })?
+        };
+        Ok(Pending::Answer { turn, question })
+    }
+
+    /// The question asked at the end of `turn` (0: the opening question).
+    pub fn question_of(&self, turn: u32) -> Result<String, PipelineError> {
+        self.store
+            .utterance(self.session_id(), turn, Speaker::Interviewer)?
+            .map(|u| u.text)
+            .ok_or_else(|| PipelineError::State(format!("turn {turn} has no saved question")))
+    }
+
+    /// The answer of an unfinished turn: the saved utterance, else the input kept with the
+    /// context-loading checkpoint.
+    fn saved_answer(&self, turn: u32) -> Result<Option<String>, PipelineError> {
+        let id = self.session_id();
+        if let Some(u) = self.store.utterance(id, turn, Speaker::Respondent)? {
+            return Ok(Some(u.text));
+        }
+        Ok(self
+            .store
+            .checkpoint(id, turn, Stage::ContextLoading.name())?
+            .and_then(|c| {
+                c.output
+                    .get("user_input")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            }))
+    }
+
+    fn ensure_active(&self) -> Result<(), PipelineError> {
+        if self.world.status == SessionStatus::Finished {
+            return Err(PipelineError::Finished {
+                id: self.session_id().to_owned(),
+                reason: self.world.termination_reason.clone().unwrap_or_default(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Asks (or returns the already saved) opening question.
+    pub async fn opening(&mut self, events: &EventSink) -> Result<String, TurnError> {
+        let fail = |error| TurnError {
+            turn: 0,
+            stage: Stage::QuestionGeneration,
+            error,
+        };
+        let id = self.session_id().to_owned();
+        if let Some(u) = self
+            .store
+            .utterance(&id, 0, Speaker::Interviewer)
+            .map_err(|e| fail(e.into()))?
+        {
+            return Ok(u.text);
+        }
+        self.ensure_active().map_err(fail)?;
+        let prompt = crate::prompts::opening_prompt(&self.spec.methodology, &self.spec.concept);
+        let request = self
+            .services
+            .llm
+            .request(
+                Role::QuestionGeneration,
+                prompt.system,
+                prompt.user,
+                Some(prompt.temperature),
+                0,
+            )
+            .map_err(|e| fail(llm_error(Role::QuestionGeneration, e)))?;
+        let (question, call) = self.ask_question(&request, 0, events).await.map_err(fail)?;
+        let envelope = json!({"output": {"question": question}});
+        let usage = self.usage_row(0, &call);
+        self.store
+            .transaction(|tx| {
+                tx.insert_utterance(&id, 0, Speaker::Interviewer, &question)?;
+                tx.insert_llm_usage(&usage)?;
+                tx.put_checkpoint(&id, 0, OPENING_CHECKPOINT, &envelope)
+            })
+            .map_err(|e| fail(e.into()))?;
+        events.emit(Event::Question {
+            turn: 0,
+            text: question.clone(),
+            closing: false,
+        });
+        Ok(question)
+    }
+
+    /// Processes an answer as the next turn. If the next turn stopped part-way, it resumes
+    /// instead, and `raw` is used only where the saved turn has no answer yet.
+    pub async fn answer(&mut self, raw: &str, events: &EventSink) -> Result<TurnResult, TurnError> {
+        let turn = self.world.state.turn_count + 1;
+        let input = match self.saved_answer(turn) {
+            Ok(Some(saved)) => saved,
+            Ok(None) => clean_answer(raw).map_err(|error| TurnError {
+                turn,
+                stage: Stage::UtteranceSaving,
+                error,
+            })?,
+            Err(error) => {
+                return Err(TurnError {
+                    turn,
+                    stage: Stage::ContextLoading,
+                    error,
+                });
+            }
+        };
+        self.run_turn(input, events).await
+    }
+
+    /// Continues an unfinished turn with its saved answer.
+    pub async fn resume(&mut self, events: &EventSink) -> Result<TurnResult, TurnError> {
+        let turn = self.world.state.turn_count + 1;
+        let saved = self.saved_answer(turn).map_err(|error| TurnError {
+            turn,
+            stage: Stage::ContextLoading,
+            error,
+        })?;
+        let input = saved.ok_or_else(|| TurnError {
+            turn,
+            stage: Stage::UtteranceSaving,
+            error: PipelineError::State(format!(
+                "turn {turn} has no saved answer to resume with; answer it again"
+            )),
+        })?;
+        self.run_turn(input, events).await
+    }
+
+    /// Ends the interview now, keeping everything said so far.
+    pub fn end_now(&mut self, reason: &str, events: &EventSink) -> Result<(), PipelineError> {
+        self.ensure_active()?;
+        self.store.finish_session(&self.world.session_id, reason)?;
+        self.world.status = SessionStatus::Finished;
+        self.world.termination_reason = Some(reason.to_owned());
+        events.emit(Event::Finished {
+            reason: reason.to_owned(),
+        });
+        Ok(())
+    }
+
+    async fn run_turn(
+        &mut self,
+        input: String,
+        events: &EventSink,
+    ) -> Result<TurnResult, TurnError> {
+        let started = Instant::now();
+        let turn = self.world.state.turn_count + 1;
+        let fail = |stage, error| TurnError { turn, stage, error };
+        self.ensure_active()
+            .map_err(|e| fail(Stage::ContextLoading, e))?;
+        let mut run = self
+            .restore_run(turn, input)
+            .map_err(|(stage, e)| fail(stage, e))?;
+        if let Ok(saved) = run.ctx.utterance_saving() {
+            run.ctx.user_input = saved.user_utterance.clone();
+        }
+        for stage in Stage::ALL {
+            if run.ctx.has(stage) {
+                events.emit(Event::StageFinished {
+                    turn,
+                    stage,
+                    elapsed: std::time::Duration::ZERO,
+                    summary: "restored from checkpoint".to_owned(),
+                    resumed: true,
+                });
+                continue;
+            }
+            if stage > Stage::UtteranceSaving
+                && stage <= Stage::StrategySelection
+                && run.scoring.is_none()
+            {
+                run.scoring = Some(
+                    self.start_signal_scoring(&run.ctx, turn)
+                        .map_err(|e| fail(stage, e))?,
+                );
+            }
+            events.emit(Event::StageStarted { turn, stage });
+            let t = Instant::now();
+            let summary = self
+                .run_stage(stage, &mut run, events)
+                .await
+                .map_err(|e| fail(stage, e))?;
+            events.emit(Event::StageFinished {
+                turn,
+                stage,
+                elapsed: t.elapsed(),
+                summary,
+                resumed: false,
+            });
+        }
+        let result = TurnResult::from_run(&run.ctx, &self.world, started.elapsed())
+            .map_err(|e| fail(Stage::ScoringPersistence, e))?;
+        if let Ok(q) = run.ctx.question_generation() {
+            events.emit(Event::Question {
+                turn,
+                text: q.question.clone(),
+                closing: !result.should_continue,
+            });
+        }
+        events.emit(Event::TurnCompleted(Box::new(result.clone())));
+        if !result.should_continue {
+            events.emit(Event::Finished {
+                reason: result.termination_reason.clone().unwrap_or_default(),
+            });
+        }
+        Ok(result)
+    }
+
+    /// A turn with every checkpointed stage output (and its extra data) restored.
+    pub(crate) fn restore_run(
+        &self,
+        turn: u32,
+        input: String,
+    ) -> Result<TurnRun, (Stage, PipelineError)> {
+        let mut run = TurnRun {
+            ctx: TurnContext::new(self.world.session_id.clone(), input),
+            turn,
+            extras: HashMap::new(),
+            scoring: None,
+        };
+        let checkpoints = self
+            .store
+            .checkpoints_for_turn(&self.world.session_id, turn)
+            .map_err(|e| (Stage::ContextLoading, e.into()))?;
+        for cp in checkpoints {
+            let Some(stage) = Stage::parse(&cp.stage) else {
+                continue;
+            };
+            let mut envelope = cp.output;
+            let output = envelope.get_mut("output").map_or(Value::Null, Value::take);
+            run.ctx.restore(stage, output).map_err(|e| (stage, e))?;
+            if let Some(extra) = envelope.get_mut("extra").map(Value::take) {
+                run.extras.insert(stage, extra);
+            }
+        }
+        Ok(run)
+    }
+
+    async fn run_stage(
+        &mut self,
+        stage: Stage,
+        run: &mut TurnRun,
+        events: &EventSink,
+    ) -> Result<String, PipelineError> {
+        match stage {
+            Stage::ContextLoading => self.context_loading(run),
+            Stage::UtteranceSaving => self.utterance_saving(run),
+            Stage::SrlPreprocessing => self.srl_preprocessing(run),
+            Stage::Extraction => self.extraction(run, events).await,
+            Stage::GraphUpdate => self.graph_update(run),
+            Stage::SlotDiscovery => self.slot_discovery(run, events).await,
+            Stage::StateComputation => self.state_computation(run),
+            Stage::StrategySelection => self.strategy_selection(run, events).await,
+            Stage::Continuation => self.continuation(run),
+            Stage::QuestionGeneration => self.question_generation(run, events).await,
+            Stage::ResponseSaving => self.response_saving(run),
+            Stage::ScoringPersistence => self.scoring_persistence(run),
+        }
+    }
+
+    /// Commits a stage: its side effects, its checkpoint and its usage rows in one
+    /// transaction, with the crash switch on both sides; then files the output in the context.
+    pub(crate) fn commit<O: StageOutput>(
+        &mut self,
+        run: &mut TurnRun,
+        output: O,
+        extra: Option<Value>,
+        calls: &[CallRecord],
+        effects: impl FnOnce(&Tx<'_>) -> Result<(), StoreError>,
+    ) -> Result<(), PipelineError> {
+        let stage = O::STAGE;
+        let envelope = match &extra {
+            Some(extra) => json!({"output": &output, "extra": extra}),
+            None => json!({"output": &output}),
+        };
+        crash::check(self.crash, stage, CrashSide::Before);
+        let id = self.world.session_id.clone();
+        let turn = run.turn;
+        let usage: Vec<LlmUsage> = calls.iter().map(|c| self.usage_row(turn, c)).collect();
+        self.store.transaction(|tx| {
+            effects(tx)?;
+            for row in &usage {
+                tx.insert_llm_usage(row)?;
+            }
+            tx.put_checkpoint(&id, turn, stage.name(), &envelope)
+        })?;
+        crash::check(self.crash, stage, CrashSide::After);
+        if let Some(extra) = extra {
+            run.extras.insert(stage, extra);
+        }
+        output.store(&mut run.ctx);
+        Ok(())
+    }
+
+    /// The usage row of a successful call, to insert in the committing transaction.
+    pub(crate) fn usage_row(&self, turn: u32, call: &CallRecord) -> LlmUsage {
+        let r = &call.response;
+        LlmUsage {
+            session_id: self.world.session_id.clone(),
+            turn,
+            role: call.role.as_str().to_owned(),
+            provider: r.provider.clone(),
+            model: r.model.clone(),
+            tokens_in: r.tokens_in,
+            tokens_out: r.tokens_out,
+            latency_ms: u64::try_from(r.latency.as_millis()).unwrap_or(u64::MAX),
+            attempts: r.attempts,
+            outcome: "ok".to_owned(),
+            cost_usd: self.services.llm.cost(call.role, r.tokens_in, r.tokens_out),
+        }
+    }
+
+    /// Records a failed call right away (it is part of no stage's commit) and reports it.
+    pub(crate) fn record_failed_call(
+        &self,
+        turn: u32,
+        request: &LlmRequest,
+        error: &LlmError,
+        events: &EventSink,
+    ) {
+        let binding = self.services.llm.binding(request.role).ok();
+        let (provider, model) = binding.map_or_else(
+            || (String::new(), String::new()),
+            |b| (b.provider.name().to_owned(), b.provider.model().to_owned()),
+        );
+        let outcome = format!("error: {error}");
+        // Failing to record a failure must not hide the failure itself.
+        let _ = self.store.insert_llm_usage(&LlmUsage {
+            session_id: self.world.session_id.clone(),
+            turn,
+            role: request.role.as_str().to_owned(),
+            provider: provider.clone(),
+            model: model.clone(),
+            tokens_in: 0,
+            tokens_out: 0,
+            latency_ms: 0,
+            attempts: 1,
+            outcome: outcome.clone(),
+            cost_usd: None,
+        });
+        events.emit(Event::LlmCall {
+            turn,
+            role: request.role,
+            provider,
+            model,
+            tokens_in: 0,
+            tokens_out: 0,
+            latency: std::time::Duration::ZERO,
+            outcome,
+        });
+    }
+
+    /// Makes one non-streaming call, reporting it.
+    pub(crate) async fn call(
+        &self,
+        request: &LlmRequest,
+        events: &EventSink,
+    ) -> Result<CallRecord, PipelineError> {
+        match self.services.llm.complete(request).await {
+            Ok(response) => {
+                emit_call(events, request, &response);
+                Ok(CallRecord {
+                    role: request.role,
+                    response,
+                })
+            }
+            Err(e) => {
+                self.record_failed_call(request.turn, request, &e, events);
+                Err(llm_error(request.role, e))
+            }
+        }
+    }
+
+    /// Streams a question, forwarding deltas as events, and checks the reply's contract.
+    pub(crate) async fn ask_question(
+        &self,
+        request: &LlmRequest,
+        turn: u32,
+        events: &EventSink,
+    ) -> Result<(String, CallRecord), PipelineError> {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let forward = async {
+            while let Some(text) = rx.recv().await {
+                events.emit(Event::QuestionDelta { turn, text });
+            }
+        };
+        let (result, ()) = futures::join!(self.services.llm.stream(request, tx), forward);
+        let response = match result {
+            Ok(r) => r,
+            Err(e) => {
+                self.record_failed_call(turn, request, &e, events);
+                return Err(llm_error(request.role, e));
+            }
+        };
+        emit_call(events, request, &response);
+        let question = crate::prompts::parse_question_reply(&response.text).map_err(|source| {
+            PipelineError::Contract {
+                role: Role::QuestionGeneration,
+                source,
+            }
+        })?;
+        Ok((
+            question,
+            CallRecord {
+                role: request.role,
+                response,
+            },
+        ))
+    }
+}
+
+pub(crate) fn emit_call(events: &EventSink, request: &LlmRequest, response: &LlmResponse) {
+    events.emit(Event::LlmCall {
+        turn: request.turn,
+        role: request.role,
+        provider: response.provider.clone(),
+        model: response.model.clone(),
+        tokens_in: response.tokens_in,
+        tokens_out: response.tokens_out,
+        latency: response.latency,
+        outcome: "ok".to_owned(),
+    });
+}
+
+pub(crate) fn llm_error(role: Role, source: LlmError) -> PipelineError {
+    PipelineError::Llm { role, source }
+}
+
+/// The signal batch running beside stages 2.5–5; aborted if the turn stops first.
+pub(crate) struct ScoringTask(
+    pub tokio::task::JoinHandle<Result<LlmResponse, LlmError>>,
+    pub LlmRequest,
+);
+
+impl Drop for ScoringTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// One turn in progress.
+pub(crate) struct TurnRun {
+    pub ctx: TurnContext,
+    pub turn: u32,
+    /// Checkpoint data beside the contracts (saved input, LLM scores, tracker before focus).
+    pub extras: HashMap<Stage, Value>,
+    pub scoring: Option<ScoringTask>,
+}

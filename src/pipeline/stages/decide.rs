@@ -1,0 +1,416 @@
+//! Stages 5 (state computation), 6 (strategy selection) and 7 (continuation).
+
+use serde_json::json;
+
+use crate::domain::{Phase, ResponseDepth, SignalValue};
+use crate::graph::canonical::canonical_state;
+use crate::graph::metrics::{
+    DEPTH_PLATEAU_TURNS, GRAPH_SATURATED_TURNS, QUALITY_DEGRADED_TURNS, graph_state,
+    saturation_metrics,
+};
+use crate::graph::node_state::NodeStateTracker;
+use crate::llm::Role;
+use crate::pipeline::contracts::{
+    Alternative, ContinuationOutput, Focus, NodeRef, StateComputationOutput,
+    StrategySelectionOutput,
+};
+use crate::pipeline::interview::{CallRecord, Interview, TurnRun, emit_call, llm_error};
+use crate::pipeline::world::now_rfc3339;
+use crate::pipeline::{EventSink, PipelineError};
+use crate::scoring::{self, Selection};
+use crate::signals::DetectionInput;
+use crate::store::StoreOps;
+
+/// Saturation checks start at this turn (seed 001 "Continuation").
+pub const MIN_TURN_FOR_SATURATION: u32 = 5;
+/// A focused node counts as exhausted after this many turns without yield.
+pub const NODE_EXHAUSTED_TURNS: u32 = 3;
+
+impl Interview {
+    /// Stage 5: fresh graph metrics, saturation counters and the canonical state.
+    pub(crate) fn state_computation(&mut self, run: &mut TurnRun) -> Result<String, PipelineError> {
+        let mut graph = graph_state(
+            &self.world.nodes,
+            &self.world.edges,
+            &self.spec.methodology,
+            run.turn,
+        );
+        graph.turn_count = run.turn;
+        let update = run.ctx.graph_update()?;
+        let extracted = run.ctx.extraction()?.concept_count;
+        let saturation = saturation_metrics(
+            &self.world.state.saturation,
+            &self.world.nodes,
+            u32::try_from(update.nodes_added.len()).unwrap_or(u32::MAX),
+            u32::try_from(extracted).unwrap_or(u32::MAX),
+            graph.max_depth,
+            &self.world.state.depth_history,
+        );
+        let canonical = self
+            .services
+            .settings
+            .enable_canonical_slots
+            .then(|| canonical_state(&self.world.slots, &self.world.canonical_edges));
+        let recent_nodes = self
+            .world
+            .nodes
+            .iter()
+            .filter(|n| n.turn == run.turn)
+            .map(NodeRef::from)
+            .collect();
+        let summary = format!(
+            "{} nodes, {} edges, depth {}, {} zero-yield turns{}",
+            graph.node_count,
+            graph.edge_count,
+            graph.max_depth,
+            saturation.consecutive_low_info,
+            canonical
+                .as_ref()
+                .map(|c| format!(", {} canonical concepts", c.concept_count))
+                .unwrap_or_default()
+        );
+        let output = StateComputationOutput {
+            graph_state: graph,
+            recent_nodes,
+            computed_at: now_rfc3339(),
+            saturation_metrics: saturation,
+            canonical_graph_state: canonical,
+        };
+        self.commit(run, output, None, &[], |_| Ok(()))?;
+        Ok(summary)
+    }
+
+    /// Stage 6: awaits the LLM signal batch, records the answer's depth on the previous focus,
+    /// detects every signal, selects strategy then node, and moves the focus.
+    pub(crate) async fn strategy_selection(
+        &mut self,
+        run: &mut TurnRun,
+        events: &EventSink,
+    ) -> Result<String, PipelineError> {
+        let (scores, call) = self.await_scores(run, events).await?;
+        let depth = scores
+            .get("response_depth")
+            .map_or(ResponseDepth::Moderate, |s| {
+                ResponseDepth::from_score(s.score)
+            });
+
+        let loaded = run.ctx.context_loading()?;
+        let computed = run.ctx.state_computation()?;
+        let mut tracker = self.world.tracker.clone();
+        if let Some(previous) = tracker.previous_focus.clone() {
+            tracker.append_response_signal(&previous, depth.as_str());
+        }
+        let before_focus = tracker.to_json();
+        let mut depth_history = self.world.state.depth_history.clone();
+        depth_history.push(depth);
+        let phase = Phase::for_turn(run.turn, self.world.max_turns);
+        let input = DetectionInput {
+            turn_number: run.turn,
+            max_turns: self.world.max_turns,
+            graph: &computed.graph_state,
+            canonical: computed.canonical_graph_state.as_ref(),
+            llm: Some(&scores),
+            depth_history: &depth_history,
+            strategy_history: &loaded.strategy_history,
+            velocity: &self.world.state.velocity,
+            tracker: &tracker,
+            ladder_span: self.spec.methodology.ladder_span(),
+        };
+        let detected = self.registry.detect(&input, None);
+        let mut signals = detected.global.clone();
+        signals
+            .entry("meta.interview.phase".to_owned())
+            .or_insert_with(|| SignalValue::category(phase.as_str()));
+        let node_signals = detected.node_signals(&tracker);
+        // Turn 1 targets no node: the question it answers was asked of an empty graph
+        // (seed 000 Path 17), so node selection starts with turn 2.
+        let selectable = if run.turn <= 1 {
+            Vec::new()
+        } else {
+            node_signals.clone()
+        };
+        let selection =
+            scoring::select(&self.spec.methodology, &signals, &selectable, Some(phase))?;
+        let focus = focus_of(&selection, &tracker);
+        tracker.update_focus(
+            focus.as_ref().map(|f| f.node_id.as_str()),
+            run.turn,
+            &selection.strategy,
+        );
+        let strategy = self
+            .spec
+            .methodology
+            .strategy(&selection.strategy)
+            .ok_or_else(|| PipelineError::UnknownStrategy {
+                name: selection.strategy.clone(),
+                known: String::new(),
+            })?;
+        let output = StrategySelectionOutput {
+            strategy: selection.strategy.clone(),
+            focus: focus.clone(),
+            selected_at: now_rfc3339(),
+            signals,
+            node_signals,
+            strategy_alternatives: alternatives(&selection),
+            generates_closing_question: strategy.generates_closing_question,
+            focus_mode: focus_mode_name(strategy),
+            score_decomposition: selection.decomposition(),
+        };
+        let summary = format!(
+            "{} → {} (depth {}, phase {})",
+            output.strategy,
+            focus.as_ref().map_or("no node", |f| f.label.as_str()),
+            depth.as_str(),
+            phase
+        );
+        let extra = json!({
+            "llm_scores": scores,
+            "response_depth": depth,
+            "tracker_before_focus": before_focus,
+        });
+        let id = self.world.session_id.clone();
+        let tracker_json = tracker.to_json();
+        self.commit(run, output, Some(extra), &[call], |tx| {
+            tx.update_tracker(&id, &tracker_json)
+        })?;
+        self.world.tracker = tracker;
+        Ok(summary)
+    }
+
+    /// Awaits the LLM signal batch and checks its reply against the rubrics.
+    async fn await_scores(
+        &self,
+        run: &mut TurnRun,
+        events: &EventSink,
+    ) -> Result<(crate::domain::LlmScores, CallRecord), PipelineError> {
+        let mut task = run.scoring.take().ok_or_else(|| {
+            PipelineError::State("the LLM signal batch was never started".to_owned())
+        })?;
+        let request = task.1.clone();
+        let response = match (&mut task.0).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => {
+                self.record_failed_call(run.turn, &request, &e, events);
+                return Err(llm_error(Role::SignalScoring, e));
+            }
+            Err(join) => {
+                return Err(PipelineError::State(format!(
+                    "the LLM signal batch stopped: {join}"
+                )));
+            }
+        };
+        emit_call(events, &request, &response);
+        let names: Vec<&str> = self.spec.rubrics.iter().map(|r| r.name.as_str()).collect();
+        let scores =
+            crate::signals::llm::parse_batch_reply(&response.text, &names).map_err(|source| {
+                PipelineError::Contract {
+                    role: Role::SignalScoring,
+                    source,
+                }
+            })?;
+        Ok((
+            scores,
+            CallRecord {
+                role: Role::SignalScoring,
+                response,
+            },
+        ))
+    }
+
+    /// Stage 7: hard stops, then saturation after [`MIN_TURN_FOR_SATURATION`].
+    pub(crate) fn continuation(&mut self, run: &mut TurnRun) -> Result<String, PipelineError> {
+        let selection = run.ctx.strategy_selection()?;
+        let computed = run.ctx.state_computation()?;
+        let added = run.ctx.graph_update()?.nodes_added.len();
+        let reason = stop_reason(
+            run.turn,
+            self.world.max_turns,
+            selection.generates_closing_question,
+            &computed.saturation_metrics,
+            added,
+            &self.world.tracker,
+        );
+        let output = ContinuationOutput {
+            should_continue: reason.is_none(),
+            focus_concept: selection
+                .focus
+                .as_ref()
+                .map(|f| f.label.clone())
+                .unwrap_or_default(),
+            reason: reason.unwrap_or_default().to_owned(),
+            turns_remaining: self.world.max_turns.saturating_sub(run.turn),
+        };
+        let summary = if output.should_continue {
+            format!("continue, {} turns left", output.turns_remaining)
+        } else {
+            format!("stop: {}", output.reason)
+        };
+        self.commit(run, output, None, &[], |_| Ok(()))?;
+        Ok(summary)
+    }
+}
+
+/// Why the interview ends after this turn, if it does (seed 001 "Termination Reasons").
+pub(crate) fn stop_reason(
+    turn: u32,
+    max_turns: u32,
+    closing_strategy: bool,
+    saturation: &crate::domain::SaturationMetrics,
+    nodes_added: usize,
+    tracker: &NodeStateTracker,
+) -> Option<&'static str> {
+    if turn >= max_turns {
+        return Some("Maximum turns reached");
+    }
+    if closing_strategy {
+        return Some("Closing strategy selected");
+    }
+    if turn < MIN_TURN_FOR_SATURATION {
+        return None;
+    }
+    if saturation.consecutive_low_info >= GRAPH_SATURATED_TURNS {
+        return Some("graph_saturated");
+    }
+    if saturation.consecutive_shallow >= QUALITY_DEGRADED_TURNS {
+        return Some("quality_degraded");
+    }
+    if nodes_added == 0 && saturation.consecutive_depth_plateau >= DEPTH_PLATEAU_TURNS {
+        return Some("depth_plateau");
+    }
+    // A turn that added nodes is not exhausted, whatever the per-node counters say: yields are
+    // credited only to the previous focus, so after node-free strategies every node's counter
+    // runs up while the graph is still growing.
+    let explored: Vec<_> = tracker
+        .iter_in_creation_order()
+        .filter(|s| s.focus_count > 0)
+        .collect();
+    if nodes_added == 0
+        && !explored.is_empty()
+        && explored
+            .iter()
+            .all(|s| s.turns_since_last_yield >= NODE_EXHAUSTED_TURNS)
+    {
+        return Some("all_nodes_exhausted");
+    }
+    // The seed's generic "saturated" fallback is not used: every condition `is_saturated`
+    // combines is checked above with its own reason, the depth plateau only on a zero-yield
+    // turn as the seed says.
+    None
+}
+
+/// The selected node as a focus: its tracking key and label.
+pub(crate) fn focus_of(selection: &Selection, tracker: &NodeStateTracker) -> Option<Focus> {
+    let key = selection.node_id.as_deref()?;
+    let label = tracker
+        .get(key)
+        .map_or_else(|| key.to_owned(), |s| s.label.clone());
+    Some(Focus {
+        node_id: key.to_owned(),
+        label,
+    })
+}
+
+pub(crate) fn alternatives(selection: &Selection) -> Vec<Alternative> {
+    selection
+        .alternatives
+        .iter()
+        .map(|(strategy, score)| Alternative {
+            strategy: strategy.clone(),
+            score: *score,
+        })
+        .collect()
+}
+
+pub(crate) fn focus_mode_name(strategy: &crate::config::Strategy) -> String {
+    serde_json::to_value(&strategy.focus_mode)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{:?}", strategy.focus_mode).to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::SaturationMetrics;
+    use crate::graph::node_state::NodeRegistration;
+
+    fn tracker_with_focus(turns_since_yield: u32) -> NodeStateTracker {
+        let mut t = NodeStateTracker::new();
+        t.register_node(
+            &NodeRegistration {
+                node_id: "a",
+                label: "creamy texture",
+                node_type: "attribute",
+                depth: 1,
+                level: 1,
+                is_terminal: false,
+            },
+            1,
+        );
+        for turn in 0..turns_since_yield {
+            t.update_focus(Some("a"), turn + 2, "deepen");
+        }
+        t
+    }
+
+    #[test]
+    fn hard_stops_come_first() {
+        let quiet = SaturationMetrics::default();
+        let t = NodeStateTracker::new();
+        assert_eq!(
+            stop_reason(10, 10, false, &quiet, 3, &t),
+            Some("Maximum turns reached")
+        );
+        assert_eq!(
+            stop_reason(3, 10, true, &quiet, 3, &t),
+            Some("Closing strategy selected")
+        );
+        assert_eq!(stop_reason(3, 10, false, &quiet, 3, &t), None);
+    }
+
+    #[test]
+    fn saturation_is_checked_from_turn_five_with_the_seed_thresholds() {
+        let t = NodeStateTracker::new();
+        let low = SaturationMetrics {
+            consecutive_low_info: 5,
+            ..SaturationMetrics::default()
+        };
+        assert_eq!(stop_reason(4, 20, false, &low, 0, &t), None);
+        assert_eq!(
+            stop_reason(5, 20, false, &low, 0, &t),
+            Some("graph_saturated")
+        );
+        let shallow = SaturationMetrics {
+            consecutive_shallow: 6,
+            ..SaturationMetrics::default()
+        };
+        assert_eq!(
+            stop_reason(7, 20, false, &shallow, 2, &t),
+            Some("quality_degraded")
+        );
+        let plateau = SaturationMetrics {
+            consecutive_depth_plateau: 6,
+            ..SaturationMetrics::default()
+        };
+        assert_eq!(stop_reason(7, 20, false, &plateau, 2, &t), None);
+        assert_eq!(
+            stop_reason(7, 20, false, &plateau, 0, &t),
+            Some("depth_plateau")
+        );
+    }
+
+    #[test]
+    fn exhaustion_needs_every_explored_node_stale_and_a_barren_turn() {
+        let quiet = SaturationMetrics::default();
+        let stale = tracker_with_focus(3);
+        assert_eq!(
+            stop_reason(6, 20, false, &quiet, 0, &stale),
+            Some("all_nodes_exhausted")
+        );
+        assert_eq!(stop_reason(6, 20, false, &quiet, 1, &stale), None);
+        assert_eq!(
+            stop_reason(6, 20, false, &quiet, 0, &tracker_with_focus(2)),
+            None
+        );
+    }
+}

@@ -1,0 +1,281 @@
+//! Stages 8 (question generation), 9 (response saving) and 10 (scoring persistence).
+
+use serde_json::{Value, json};
+
+use crate::domain::{FocusEntry, STRATEGY_HISTORY_LEN, SignalValue, Speaker};
+use crate::llm::Role;
+use crate::pipeline::contracts::{
+    QuestionGenerationOutput, RecentUtterance, ResponseSavingOutput, ScoringPersistenceOutput,
+    StrategySelectionOutput,
+};
+use crate::pipeline::interview::{Interview, TurnRun, llm_error};
+use crate::pipeline::{EventSink, PipelineError, Stage};
+use crate::prompts::{FollowUpInput, Line, conversation_window, follow_up_prompt};
+use crate::store::{ScoringRecord, SessionStatus, StoreOps};
+
+impl Interview {
+    /// Stage 8: the next question, streamed, under the selected strategy (a closing question
+    /// when the interview ends).
+    pub(crate) async fn question_generation(
+        &mut self,
+        run: &mut TurnRun,
+        events: &EventSink,
+    ) -> Result<String, PipelineError> {
+        let selection = run.ctx.strategy_selection()?.clone();
+        let closing = !run.ctx.continuation()?.should_continue;
+        let (question, call) = self
+            .generate_question(run, &selection, closing, events)
+            .await?;
+        let output = QuestionGenerationOutput {
+            question: question.clone(),
+            strategy: selection.strategy.clone(),
+            focus: selection.focus.clone(),
+            has_llm_fallback: true,
+        };
+        let summary = format!("{} chars, {}", question.chars().count(), selection.strategy);
+        self.commit(run, output, None, &[call], |_| Ok(()))?;
+        Ok(summary)
+    }
+
+    /// Builds the follow-up prompt for `selection` and asks the question model.
+    pub(crate) async fn generate_question(
+        &self,
+        run: &TurnRun,
+        selection: &StrategySelectionOutput,
+        closing: bool,
+        events: &EventSink,
+    ) -> Result<(String, crate::pipeline::interview::CallRecord), PipelineError> {
+        let loaded = run.ctx.context_loading()?;
+        let answer = &run.ctx.utterance_saving()?.user_utterance;
+        let computed = run.ctx.state_computation()?;
+        let conversation = window(
+            &loaded.recent_utterances,
+            run.turn,
+            answer,
+            self.services.settings.window_chars,
+        );
+        let strategy = self
+            .spec
+            .methodology
+            .strategy(&selection.strategy)
+            .ok_or_else(|| PipelineError::UnknownStrategy {
+                name: selection.strategy.clone(),
+                known: strategy_names(&self.spec.methodology),
+            })?;
+        let winner = selection
+            .score_decomposition
+            .iter()
+            .find(|c| c.stage() == 1 && c.strategy == selection.strategy);
+        let prompt = follow_up_prompt(&FollowUpInput {
+            methodology: &self.spec.methodology,
+            concept: &self.spec.concept,
+            strategy,
+            focus_label: selection.focus.as_ref().map(|f| f.label.as_str()),
+            conversation: &conversation,
+            graph: &computed.graph_state,
+            signals: &selection.signals,
+            winner,
+            closing,
+        });
+        let request = self
+            .services
+            .llm
+            .request(
+                Role::QuestionGeneration,
+                prompt.system,
+                prompt.user,
+                Some(prompt.temperature),
+                run.turn,
+            )
+            .map_err(|e| llm_error(Role::QuestionGeneration, e))?;
+        self.ask_question(&request, run.turn, events).await
+    }
+
+    /// Stage 9: the question, saved before it is shown (a session waiting for its respondent
+    /// is always at a clean checkpoint).
+    pub(crate) fn response_saving(&mut self, run: &mut TurnRun) -> Result<String, PipelineError> {
+        let question = run.ctx.question_generation()?.question.clone();
+        let output = ResponseSavingOutput {
+            turn_number: run.turn,
+            system_utterance_id: uuid::Uuid::new_v4().to_string(),
+            system_utterance: question.clone(),
+            question_text: question.clone(),
+        };
+        let utterance_id = output.system_utterance_id.clone();
+        let id = self.world.session_id.clone();
+        let turn = run.turn;
+        let summary = format!("question saved as {utterance_id}");
+        self.commit(run, output, None, &[], |tx| {
+            tx.insert_utterance_with_id(&utterance_id, &id, turn, Speaker::Interviewer, &question)
+                .map(drop)
+        })?;
+        Ok(summary)
+    }
+
+    /// Stage 10: the decision row, the session state (turn count, velocity, focus history,
+    /// strategy history, depths, saturation), the node tracker, and the end of the session
+    /// when the interview stops.
+    pub(crate) fn scoring_persistence(
+        &mut self,
+        run: &mut TurnRun,
+    ) -> Result<String, PipelineError> {
+        let selection = run.ctx.strategy_selection()?;
+        let computed = run.ctx.state_computation()?;
+        let continuation = run.ctx.continuation()?;
+        let stage6 = run
+            .extras
+            .get(&Stage::StrategySelection)
+            .cloned()
+            .unwrap_or(Value::Null);
+        let depth = stage6
+            .get("response_depth")
+            .cloned()
+            .and_then(|v| serde_json::from_value(v).ok());
+        let mut state = self.world.state.clone();
+        state.turn_count = run.turn;
+        state.last_strategy = Some(selection.strategy.clone());
+        let canonical_nodes = computed
+            .canonical_graph_state
+            .as_ref()
+            .map_or(0, |c| c.concept_count);
+        state.velocity = crate::signals::meta::update_velocity(
+            &state.velocity,
+            computed.graph_state.node_count,
+            canonical_nodes,
+        );
+        state.focus_history.push(FocusEntry {
+            turn: run.turn,
+            node_id: selection
+                .focus
+                .as_ref()
+                .map(|f| f.node_id.clone())
+                .unwrap_or_default(),
+            label: selection
+                .focus
+                .as_ref()
+                .map(|f| f.label.clone())
+                .unwrap_or_default(),
+            strategy: selection.strategy.clone(),
+            overridden: false,
+        });
+        if let Some(depth) = depth {
+            state.depth_history.push(depth);
+        }
+        state.saturation = computed.saturation_metrics.clone();
+        push_strategy(&mut state.strategy_history, &selection.strategy);
+        let saturation_score = match selection.signals.get("meta.conversation.saturation") {
+            Some(SignalValue::Number(n)) => *n,
+            _ => 0.0,
+        };
+        let record = scoring_record(
+            &self.world.session_id,
+            run.turn,
+            crate::domain::Phase::for_turn(run.turn, self.world.max_turns),
+            selection,
+            stage6.get("llm_scores"),
+            continuation,
+            None,
+        );
+        let output = ScoringPersistenceOutput {
+            turn_number: run.turn,
+            strategy: selection.strategy.clone(),
+            depth_score: f64::from(computed.graph_state.max_depth),
+            saturation_score,
+            has_methodology_signals: !selection.signals.is_empty(),
+        };
+        let finish = (!continuation.should_continue).then(|| continuation.reason.clone());
+        let summary = match &finish {
+            Some(reason) => format!("turn {} saved; interview finished: {reason}", run.turn),
+            None => format!("turn {} saved", run.turn),
+        };
+        let id = self.world.session_id.clone();
+        let tracker_json = self.world.tracker.to_json();
+        self.commit(run, output, None, &[], |tx| {
+            tx.insert_scoring(&record)?;
+            tx.update_session_state(&id, &state, &tracker_json)?;
+            if let Some(reason) = &finish {
+                tx.finish_session(&id, reason)?;
+            }
+            Ok(())
+        })?;
+        self.world.state = state;
+        if let Some(reason) = finish {
+            self.world.status = SessionStatus::Finished;
+            self.world.termination_reason = Some(reason);
+        }
+        Ok(summary)
+    }
+}
+
+/// A turn's decision row: focus, signals, decomposition, LLM scores, continuation, and the
+/// researcher's override when there was one.
+pub(crate) fn scoring_record(
+    session_id: &str,
+    turn: u32,
+    phase: crate::domain::Phase,
+    selection: &StrategySelectionOutput,
+    llm_scores: Option<&Value>,
+    continuation: &crate::pipeline::contracts::ContinuationOutput,
+    override_record: Option<Value>,
+) -> ScoringRecord {
+    let mut payload = json!({
+        "focus": selection.focus,
+        "signals": selection.signals,
+        "node_signals": crate::pipeline::result::node_signals_map(&selection.node_signals),
+        "strategy_alternatives": selection.strategy_alternatives,
+        "score_decomposition": selection.score_decomposition,
+        "llm_scores": llm_scores,
+        "continuation": continuation,
+    });
+    if let (Some(o), Some(map)) = (override_record, payload.as_object_mut()) {
+        map.insert("override".to_owned(), o);
+    }
+    ScoringRecord {
+        session_id: session_id.to_owned(),
+        turn,
+        strategy: selection.strategy.clone(),
+        focus_node_id: selection.focus.as_ref().map(|f| f.node_id.clone()),
+        phase,
+        payload,
+    }
+}
+
+/// Appends to the bounded strategy history (oldest dropped first).
+pub(crate) fn push_strategy(history: &mut Vec<String>, strategy: &str) {
+    history.push(strategy.to_owned());
+    if history.len() > STRATEGY_HISTORY_LEN {
+        let excess = history.len() - STRATEGY_HISTORY_LEN;
+        history.drain(..excess);
+    }
+}
+
+pub(crate) fn strategy_names(m: &crate::config::Methodology) -> String {
+    m.strategies
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The conversation window for the question prompt: recent utterances before this turn plus
+/// this turn's answer.
+pub(crate) fn window(
+    recent: &[RecentUtterance],
+    turn: u32,
+    answer: &str,
+    max_chars: usize,
+) -> String {
+    let mut lines: Vec<Line<'_>> = recent
+        .iter()
+        .filter(|u| u.turn < turn)
+        .map(|u| Line {
+            speaker: u.speaker,
+            text: &u.text,
+        })
+        .collect();
+    lines.push(Line {
+        speaker: Speaker::Respondent,
+        text: answer,
+    });
+    conversation_window(&lines, max_chars)
+}

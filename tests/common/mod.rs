@@ -1,0 +1,70 @@
+//! Shared set-up for the pipeline tests: the shipped config, the scripted oat milk interview
+//! and the real `MiniLM` model (cached under `target/test-cache`).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use interviewer::config::ConfigDir;
+use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig};
+use interviewer::llm::{LlmProvider, LlmRouter, ScriptedProvider};
+use interviewer::pipeline::{InterviewSpec, PipelineSettings, Services};
+
+pub const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
+pub const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
+
+pub fn example(name: &str) -> PathBuf {
+    Path::new(MANIFEST).join("assets/examples").join(name)
+}
+
+pub fn config() -> ConfigDir {
+    ConfigDir::new(Path::new(MANIFEST).join("config"))
+}
+
+pub fn model() -> Arc<MiniLmEmbedder> {
+    static MODEL: OnceLock<Arc<MiniLmEmbedder>> = OnceLock::new();
+    Arc::clone(MODEL.get_or_init(|| {
+        let config = ResolveConfig {
+            cache_root: Some(CACHE_ROOT.into()),
+            ..ResolveConfig::from_env(None)
+        };
+        Arc::new(MiniLmEmbedder::load_with(&config).unwrap_or_else(|e| panic!("{e}")))
+    }))
+}
+
+pub fn spec(max_turns: u32) -> InterviewSpec {
+    let dir = config();
+    InterviewSpec {
+        methodology: dir.methodology("means_end_chain").unwrap(),
+        concept: dir.concept("oat_milk").unwrap(),
+        rubrics: dir.rubrics().unwrap(),
+        max_turns,
+    }
+}
+
+pub fn services_with(script: &Path) -> Services {
+    let provider = ScriptedProvider::load(script).unwrap_or_else(|e| panic!("{e}"));
+    let embedder: Arc<dyn Embedder> = model();
+    Services {
+        llm: Arc::new(LlmRouter::single(
+            &(Arc::new(provider) as Arc<dyn LlmProvider>),
+        )),
+        embedder,
+        settings: PipelineSettings::default(),
+    }
+}
+
+pub fn services() -> Services {
+    services_with(&example("oat_milk_script.yaml"))
+}
+
+/// The scripted answers, one per turn.
+pub fn answers() -> Vec<String> {
+    let text = std::fs::read_to_string(example("oat_milk_answers.txt")).unwrap();
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}

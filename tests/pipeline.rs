@@ -1,0 +1,620 @@
+//! The pipeline end to end: a 10-turn scripted interview on a temporary database, malformed
+//! LLM replies in every contract, respondent input bounds, and a researcher's override.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::too_many_lines
+)]
+
+mod common;
+
+use std::collections::HashSet;
+
+use interviewer::domain::Speaker;
+use interviewer::graph::model::SlotStatus;
+use interviewer::pipeline::{
+    Event, EventSink, Interview, MAX_ANSWER_CHARS, Pending, PipelineError, Stage, TurnResult,
+};
+use interviewer::store::{SessionStatus, Store, StoreOps};
+use tokio::sync::mpsc::unbounded_channel;
+
+async fn run_all(
+    interview: &mut Interview,
+    answers: &[String],
+    events: &EventSink,
+) -> Vec<TurnResult> {
+    interview.opening(events).await.unwrap();
+    let mut results = Vec::new();
+    for answer in answers {
+        match interview.pending().unwrap() {
+            Pending::Answer { .. } => results.push(interview.answer(answer, events).await.unwrap()),
+            Pending::Finished { .. } => break,
+            other => panic!("unexpected pending state {other:?}"),
+        }
+    }
+    results
+}
+
+#[tokio::test]
+async fn a_ten_turn_scripted_interview() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("interviews.db");
+    let mut interview = Interview::create(
+        Store::open(&db).unwrap(),
+        common::spec(11),
+        common::services(),
+        Some("e2e".to_owned()),
+    )
+    .unwrap();
+    let (tx, mut rx) = unbounded_channel();
+    let events = EventSink::new(tx);
+    let answers = common::answers();
+    assert_eq!(answers.len(), 10);
+    let results = run_all(&mut interview, &answers, &events).await;
+
+    // Turn numbering: 1..=10. Turn 10 is in the late phase of an 11-turn interview, where the
+    // closing strategy wins and ends it with a closing question.
+    let turns: Vec<u32> = results.iter().map(|r| r.turn_number).collect();
+    assert_eq!(turns, (1..=10).collect::<Vec<_>>());
+    assert!(results[..9].iter().all(|r| r.should_continue));
+    let last = results.last().unwrap();
+    assert!(!last.should_continue);
+    assert_eq!(last.strategy_selected, "validate_outcome");
+    assert_eq!(
+        last.termination_reason.as_deref(),
+        Some("Closing strategy selected")
+    );
+    assert!(
+        last.next_question.starts_with("Thank you"),
+        "{}",
+        last.next_question
+    );
+
+    let store = interview.store();
+    let session = store.get_session("e2e").unwrap().unwrap();
+    assert_eq!(session.status, SessionStatus::Finished);
+    assert_eq!(
+        session.termination_reason.as_deref(),
+        Some("Closing strategy selected")
+    );
+    assert_eq!(session.state.turn_count, 10);
+
+    // Utterances: the opening question, then an answer and a question per turn, in order.
+    let utterances = store.utterances("e2e").unwrap();
+    assert_eq!(utterances.len(), 21);
+    assert_eq!(
+        (utterances[0].turn, utterances[0].speaker),
+        (0, Speaker::Interviewer)
+    );
+    for turn in 1..=10u32 {
+        let answer = &utterances[(2 * turn - 1) as usize];
+        let question = &utterances[(2 * turn) as usize];
+        assert_eq!((answer.turn, answer.speaker), (turn, Speaker::Respondent));
+        assert_eq!(
+            (question.turn, question.speaker),
+            (turn, Speaker::Interviewer)
+        );
+        assert_eq!(question.text, results[(turn - 1) as usize].next_question);
+    }
+    let answer_turn: std::collections::HashMap<&str, u32> = utterances
+        .iter()
+        .filter(|u| u.speaker == Speaker::Respondent)
+        .map(|u| (u.id.as_str(), u.turn))
+        .collect();
+
+    // Provenance and dedup: "creamy texture" was said in turns 1, 2 and 8 and is one node.
+    let nodes = store.nodes("e2e").unwrap();
+    let creamy: Vec<_> = nodes
+        .iter()
+        .filter(|n| n.label == "creamy texture")
+        .collect();
+    assert_eq!(creamy.len(), 1, "exact duplicates merge");
+    let creamy = creamy[0];
+    let creamy_turns: Vec<u32> = creamy
+        .source_utterance_ids
+        .iter()
+        .map(|id| answer_turn[id.as_str()])
+        .collect();
+    assert_eq!(creamy_turns, [1, 2, 8]);
+    for node in &nodes {
+        assert_eq!(
+            answer_turn[node.source_utterance_ids[0].as_str()],
+            node.turn,
+            "{} is traced to the answer that created it",
+            node.label
+        );
+    }
+    assert_eq!(nodes.len(), 13);
+    assert_eq!(
+        results[7].nodes_added.len(),
+        0,
+        "turn 8 only repeats a concept"
+    );
+
+    // Cross-turn edges: turn 2 links a turn-1 node; turn 3 links a turn-2 node.
+    let edges = store.edges("e2e").unwrap();
+    let by_id = |id: &str| nodes.iter().find(|n| n.id == id).unwrap();
+    let cross: Vec<(String, String, u32)> = edges
+        .iter()
+        .filter(|e| by_id(&e.source_node_id).turn < e.turn)
+        .map(|e| {
+            (
+                by_id(&e.source_node_id).label.clone(),
+                by_id(&e.target_node_id).label.clone(),
+                e.turn,
+            )
+        })
+        .collect();
+    assert!(
+        cross.contains(&(
+            "creamy texture".into(),
+            "coffee feels like a treat".into(),
+            2
+        )),
+        "{cross:?}"
+    );
+    assert!(
+        cross.contains(&(
+            "good mood in the morning".into(),
+            "being patient with family".into(),
+            3
+        )),
+        "{cross:?}"
+    );
+    assert_eq!(edges.len(), 8);
+    for e in &edges {
+        assert!(answer_turn.contains_key(e.source_utterance_ids[0].as_str()));
+    }
+
+    // Slots: the two creaminess paraphrases promote their slot in turn 3.
+    let slots = store.slots("e2e").unwrap();
+    let creaminess = slots.iter().find(|s| s.slot_name == "creaminess").unwrap();
+    assert_eq!(creaminess.status, SlotStatus::Active);
+    assert_eq!(creaminess.support_count, 2);
+    assert_eq!(creaminess.promoted_turn, Some(3));
+    let froth = slots
+        .iter()
+        .find(|s| s.slot_name == "froth_quality")
+        .unwrap();
+    assert_eq!(froth.status, SlotStatus::Candidate);
+    assert!(results[2].canonical_graph.as_ref().unwrap().concept_count >= 1);
+
+    // Focus history: one entry per turn, turn 1 empty.
+    let focus = &session.state.focus_history;
+    assert_eq!(
+        focus.iter().map(|f| f.turn).collect::<Vec<_>>(),
+        (1..=10).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        (focus[0].node_id.as_str(), focus[0].label.as_str()),
+        ("", "")
+    );
+    assert!(
+        focus[1..].iter().any(|f| !f.node_id.is_empty()),
+        "later turns target nodes"
+    );
+    for (entry, result) in focus.iter().zip(&results) {
+        assert_eq!(entry.strategy, result.strategy_selected);
+        assert_eq!(
+            entry.node_id,
+            result
+                .focus
+                .as_ref()
+                .map(|f| f.node_id.clone())
+                .unwrap_or_default()
+        );
+    }
+
+    // Strategy history: the store's last 5 and the state's deque agree with the turns.
+    let strategies: Vec<String> = results
+        .iter()
+        .map(|r| r.strategy_selected.clone())
+        .collect();
+    assert_eq!(store.recent_strategies("e2e", 5).unwrap(), strategies[5..]);
+    assert_eq!(session.state.strategy_history, strategies);
+
+    // Score decomposition every turn: all 7 strategies ranked, one selected, plus node entries
+    // from turn 2 on for node-bound winners.
+    let methodology = common::spec(11).methodology;
+    for r in &results {
+        let stage1: Vec<_> = r
+            .score_decomposition
+            .iter()
+            .filter(|c| c.stage() == 1)
+            .collect();
+        assert_eq!(
+            stage1.len(),
+            methodology.strategies.len(),
+            "turn {}",
+            r.turn_number
+        );
+        assert_eq!(stage1.iter().filter(|c| c.selected).count(), 1);
+        assert!(stage1.iter().all(|c| !c.signal_contributions.is_empty()));
+        assert!(!r.signals.is_empty());
+        assert_eq!(r.strategy_alternatives.len(), methodology.strategies.len());
+    }
+    assert!(
+        results[0]
+            .score_decomposition
+            .iter()
+            .all(|c| c.stage() == 1),
+        "turn 1 has no node stage"
+    );
+
+    // Scoring rows and usage: one decision per turn; every LLM call recorded.
+    assert_eq!(store.scoring_history("e2e").unwrap().len(), 10);
+    let usage = store.llm_usage("e2e").unwrap();
+    let calls = |role: &str| usage.iter().filter(|u| u.usage.role == role).count();
+    assert_eq!(calls("extraction"), 10);
+    assert_eq!(calls("signal_scoring"), 10);
+    assert_eq!(calls("question_generation"), 11);
+    assert!(calls("slot_discovery") >= 7);
+
+    // Events: every stage of every turn started and finished, question text streamed.
+    let mut finished = HashSet::new();
+    let mut deltas = 0;
+    while let Ok(e) = rx.try_recv() {
+        match e {
+            Event::StageFinished {
+                turn,
+                stage,
+                resumed,
+                ..
+            } => {
+                assert!(!resumed);
+                finished.insert((turn, stage));
+            }
+            Event::QuestionDelta { .. } => deltas += 1,
+            _ => {}
+        }
+    }
+    assert_eq!(finished.len(), 10 * Stage::ALL.len());
+    assert!(deltas >= 11);
+}
+
+#[tokio::test]
+async fn respondent_input_is_bounded_and_cleaned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut interview = Interview::create(
+        Store::open(tmp.path().join("i.db")).unwrap(),
+        common::spec(10),
+        common::services(),
+        Some("bounds".to_owned()),
+    )
+    .unwrap();
+    let events = EventSink::none();
+    interview.opening(&events).await.unwrap();
+
+    let err = interview.answer(" \n\t ", &events).await.unwrap_err();
+    assert!(matches!(err.error, PipelineError::EmptyAnswer));
+    assert!(err.to_string().contains("empty"), "{err}");
+    let long = "word ".repeat(MAX_ANSWER_CHARS);
+    let err = interview.answer(&long, &events).await.unwrap_err();
+    assert!(matches!(err.error, PipelineError::AnswerTooLong { .. }));
+    assert!(err.to_string().contains("5000"), "{err}");
+    // Nothing was written by the refused answers.
+    assert!(
+        interview
+            .store()
+            .checkpoints_for_turn("bounds", 1)
+            .unwrap()
+            .is_empty()
+    );
+
+    let answer =
+        "I switched to oat milk\u{0}\u{1b}[2J because it's so creamy.\r\nIt froths really well.";
+    interview.answer(answer, &events).await.unwrap();
+    let saved = interview
+        .store()
+        .utterance("bounds", 1, Speaker::Respondent)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        saved.text,
+        "I switched to oat milk[2J because it's so creamy.\nIt froths really well."
+    );
+}
+
+/// A script identical to the shared one except that `role`'s first matching rule for turn 1
+/// answers `bad` first and its usual reply on the next attempt.
+fn script_with_bad_first_reply(dir: &std::path::Path, role: &str, bad: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(common::example("oat_milk_script.yaml")).unwrap();
+    let mut script: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    let rules = script[role].as_array_mut().unwrap();
+    let index = rules
+        .iter()
+        .position(|r| {
+            r.get("turn").is_none_or(|t| t == 1)
+                && r.get("contains").is_none_or(|c| c == "of type 'attribute'")
+        })
+        .unwrap();
+    let mut failing = rules[index].clone();
+    let good = failing["reply"].take();
+    let map = failing.as_object_mut().unwrap();
+    map.remove("reply");
+    map.insert("turn".into(), 1.into());
+    map.insert("replies".into(), serde_json::json!([bad, good]));
+    rules.insert(0, failing);
+    let path = dir.join(format!("{role}.json"));
+    std::fs::write(&path, serde_json::to_string_pretty(&script).unwrap()).unwrap();
+    path
+}
+
+async fn next_event(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+    wanted: impl Fn(&Event) -> bool,
+) -> Event {
+    loop {
+        let e = tokio::time::timeout(std::time::Duration::from_secs(60), events.recv())
+            .await
+            .expect("no event within 60 s")
+            .expect("the session task stopped");
+        if wanted(&e) {
+            return e;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_reply_fails_the_turn_in_its_stage_and_retry_recovers() {
+    use interviewer::session::{Command, spawn};
+    let cases = [
+        (
+            "extraction",
+            r#"{"concepts": [{"label": "oat", "node_type": "flavour", "confidence": 1, "stance": 0, "source_quote": ""}], "relationships": []}"#,
+            Stage::Extraction,
+            "concepts[0].node_type",
+        ),
+        (
+            "slot_discovery",
+            "I would group these by texture.",
+            Stage::SlotDiscovery,
+            "slot_discovery",
+        ),
+        (
+            "signal_scoring",
+            r#"{"response_depth": {"score": 9, "rationale": "x"}}"#,
+            Stage::StrategySelection,
+            "response_depth",
+        ),
+        (
+            "question_generation",
+            "   ",
+            Stage::QuestionGeneration,
+            "question_generation",
+        ),
+    ];
+    for (role, bad, stage, mention) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("i.db");
+        let script = script_with_bad_first_reply(tmp.path(), role, bad);
+        let interview = Interview::create(
+            Store::open(&db).unwrap(),
+            common::spec(11),
+            common::services_with(&script),
+            Some("bad".to_owned()),
+        )
+        .unwrap();
+        let mut handle = spawn(interview).unwrap();
+        next_event(&mut handle.events, |e| {
+            matches!(e, Event::Question { turn: 0, .. })
+        })
+        .await;
+        let answer = common::answers()[0].clone();
+        handle
+            .commands
+            .send(Command::Answer(answer.clone()))
+            .unwrap();
+        let failed = next_event(&mut handle.events, |e| {
+            matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
+        })
+        .await;
+        let Event::TurnFailed {
+            turn,
+            stage: failed_stage,
+            error,
+        } = failed
+        else {
+            panic!("{role}: the malformed reply was accepted");
+        };
+        assert_eq!((turn, failed_stage), (1, stage), "{role}: {error}");
+        assert!(error.contains(mention), "{role}: {error}");
+
+        // The answer is kept, and nothing of the failed stage was committed.
+        let reader = Store::open(&db).unwrap();
+        let saved = reader
+            .utterance("bad", 1, Speaker::Respondent)
+            .unwrap()
+            .unwrap();
+        assert_eq!(saved.text, answer);
+        let committed: Vec<String> = reader
+            .checkpoints_for_turn("bad", 1)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.stage)
+            .collect();
+        assert!(
+            !committed.contains(&stage.name().to_owned()),
+            "{role}: {committed:?}"
+        );
+
+        handle.commands.send(Command::Retry).unwrap();
+        let done = next_event(&mut handle.events, |e| {
+            matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
+        })
+        .await;
+        let Event::TurnCompleted(result) = done else {
+            panic!("{role}: retry failed: {done:?}");
+        };
+        assert_eq!(result.turn_number, 1);
+        assert_eq!(
+            reader.utterances("bad").unwrap().len(),
+            3,
+            "{role}: one answer, two questions"
+        );
+        handle.shutdown();
+    }
+}
+
+#[tokio::test]
+async fn a_researcher_can_regenerate_the_pending_question() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut interview = Interview::create(
+        Store::open(tmp.path().join("i.db")).unwrap(),
+        common::spec(11),
+        common::services(),
+        Some("override".to_owned()),
+    )
+    .unwrap();
+    let events = EventSink::none();
+    let answers = common::answers();
+    interview.opening(&events).await.unwrap();
+    interview.answer(&answers[0], &events).await.unwrap();
+    let second = interview.answer(&answers[1], &events).await.unwrap();
+    let engine_choice = second.strategy_selected.clone();
+    let target = second
+        .node_signals
+        .keys()
+        .find(|k| second.focus.as_ref().is_none_or(|f| &f.node_id != *k))
+        .unwrap()
+        .clone();
+    let strategy = if engine_choice == "deepen" {
+        "clarify"
+    } else {
+        "deepen"
+    };
+
+    let err = interview
+        .regenerate("no_such_strategy", None, &events)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("deepen"),
+        "lists the known strategies: {err}"
+    );
+    let err = interview
+        .regenerate(strategy, Some("no-such-node"), &events)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no-such-node"), "{err}");
+
+    let question = interview
+        .regenerate(strategy, Some(&target), &events)
+        .await
+        .unwrap();
+    let store = interview.store();
+    assert_eq!(
+        store
+            .utterance("override", 2, Speaker::Interviewer)
+            .unwrap()
+            .unwrap()
+            .text,
+        question
+    );
+    let state = store.get_session("override").unwrap().unwrap().state;
+    let entry = state.focus_history.last().unwrap();
+    assert_eq!(
+        (entry.turn, entry.strategy.as_str(), entry.node_id.as_str()),
+        (2, strategy, target.as_str())
+    );
+    assert!(entry.overridden);
+    assert_eq!(state.strategy_history.last().unwrap(), strategy);
+    let decision = store.scoring_history("override").unwrap().pop().unwrap();
+    assert_eq!(decision.strategy, strategy);
+    assert_eq!(
+        decision.payload["override"]["replaced"]["strategy"],
+        engine_choice.as_str()
+    );
+    assert!(
+        store
+            .checkpoint("override", 2, "question_override")
+            .unwrap()
+            .is_some()
+    );
+
+    // The next turn carries on from the overridden decision.
+    let third = interview.answer(&answers[2], &events).await.unwrap();
+    assert_eq!(third.turn_number, 3);
+    assert_eq!(
+        interview.store().recent_strategies("override", 2).unwrap(),
+        [strategy.to_owned(), third.strategy_selected.clone()]
+    );
+}
+
+#[tokio::test]
+async fn disabled_optional_stages_produce_empty_contracts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut services = common::services();
+    services.settings.enable_srl = false;
+    services.settings.enable_canonical_slots = false;
+    let mut interview = Interview::create(
+        Store::open(tmp.path().join("i.db")).unwrap(),
+        common::spec(11),
+        services,
+        Some("lean".to_owned()),
+    )
+    .unwrap();
+    let events = EventSink::none();
+    let answers = common::answers();
+    let results = run_all(&mut interview, &answers[..3], &events).await;
+    assert_eq!(results.len(), 3);
+    let store = interview.store();
+    for turn in 1..=3 {
+        let srl = store
+            .checkpoint("lean", turn, "srl_preprocessing")
+            .unwrap()
+            .unwrap();
+        assert_eq!(srl.output["output"]["frame_count"], 0);
+        assert_eq!(srl.output["output"]["discourse_count"], 0);
+        assert!(
+            srl.output["output"]["status"]
+                .as_str()
+                .unwrap()
+                .contains("enable_srl")
+        );
+        let slots = store
+            .checkpoint("lean", turn, "slot_discovery")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            slots.output["output"]["slots_created"],
+            serde_json::json!([])
+        );
+    }
+    assert!(store.slots("lean").unwrap().is_empty());
+    assert!(
+        results
+            .iter()
+            .all(|r| r.canonical_graph.is_none() && r.graph_comparison.is_none())
+    );
+    let usage = store.llm_usage("lean").unwrap();
+    assert!(usage.iter().all(|u| u.usage.role != "slot_discovery"));
+    assert_eq!(results[0].nodes_added.len(), 3);
+}
+
+#[tokio::test]
+async fn srl_hints_reach_the_checkpoint_when_enabled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut interview = Interview::create(
+        Store::open(tmp.path().join("i.db")).unwrap(),
+        common::spec(11),
+        common::services(),
+        Some("srl".to_owned()),
+    )
+    .unwrap();
+    let events = EventSink::none();
+    run_all(&mut interview, &common::answers()[..1], &events).await;
+    let srl = interview
+        .store()
+        .checkpoint("srl", 1, "srl_preprocessing")
+        .unwrap()
+        .unwrap();
+    let out = &srl.output["output"];
+    assert!(out["discourse_count"].as_u64().unwrap() >= 1, "{out}");
+    assert!(out["frame_count"].as_u64().unwrap() >= 1, "{out}");
+    let relations = out["discourse_relations"].to_string();
+    assert!(relations.contains("because"), "{relations}");
+}

@@ -16,6 +16,7 @@
 //! (the default is one thread per core). This module does not touch the pool itself, because the
 //! process owns that choice.
 
+mod cache;
 mod hash;
 mod hub;
 mod minilm;
@@ -24,6 +25,7 @@ mod resolve;
 
 use std::path::PathBuf;
 
+pub use cache::CachedEmbedder;
 pub use hash::HashEmbedder;
 pub use minilm::MiniLmEmbedder;
 pub use resolve::{

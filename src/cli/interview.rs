@@ -14,7 +14,7 @@ use clap::Args;
 
 use super::{CliError, emit};
 use crate::config::ConfigDir;
-use crate::embed::{Embedder, MiniLmEmbedder};
+use crate::embed::{CachedEmbedder, Embedder, MiniLmEmbedder};
 use crate::llm::{LlmProvider, LlmRouter, ScriptedProvider};
 use crate::pipeline::{
     EventSink, Interview, InterviewSpec, Pending, PipelineError, PipelineSettings, Services,
@@ -137,8 +137,9 @@ fn services(args: &InterviewArgs) -> Result<Services, CliError> {
         )
     })?;
     let provider = ScriptedProvider::load(script).map_err(|e| CliError::Usage(e.to_string()))?;
-    let embedder: Arc<dyn Embedder> =
+    let model: Arc<dyn Embedder> =
         Arc::new(MiniLmEmbedder::load_default().map_err(|e| CliError::Input(e.to_string()))?);
+    let embedder: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(model));
     Ok(Services {
         llm: Arc::new(LlmRouter::single(
             &(Arc::new(provider) as Arc<dyn LlmProvider>),

@@ -176,42 +176,51 @@ where
         .map(|(_, (node_type, nodes))| ask(slot_prompt(methodology, node_type, nodes, &current)))
         .collect();
     let replies = futures::future::join_all(asked).await;
-    let mut answered: Vec<(&str, &[&KgNode], String)> = Vec::with_capacity(all.len());
+    // Parse every first-round reply, then embed all their proposals in one model call.
+    let mut parsed: Vec<(Batch<'_>, Vec<SlotProposal>)> = Vec::with_capacity(first.len());
     for ((_, (node_type, nodes)), reply) in first.iter().zip(replies) {
-        answered.push((
-            node_type.as_str(),
-            nodes.as_slice(),
-            reply.map_err(DiscoveryError::Llm)?,
-        ));
+        let reply = reply.map_err(DiscoveryError::Llm)?;
+        parsed.push((Batch { node_type, nodes }, proposals_of(&reply)?));
     }
-    for (node_type, nodes, reply) in answered {
-        let batch = Batch { node_type, nodes };
-        integrate_reply(
-            &batch,
-            &reply,
-            ctx,
-            embedder,
-            new_id,
-            &mut current,
-            &mut total,
-            &mut mapped,
-        )?;
+    let texts: Vec<String> = parsed
+        .iter()
+        .flat_map(|(_, proposals)| {
+            proposals
+                .iter()
+                .map(|p| slot_text(&p.slot_name, &p.description))
+        })
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut embeddings = embedder.embed(&refs)?.into_iter();
+    let mut state = Running {
+        current: &mut current,
+        total: &mut total,
+        mapped: &mut mapped,
+    };
+    for (batch, proposals) in &parsed {
+        let batch_embeddings: Vec<Vec<f32>> = embeddings.by_ref().take(proposals.len()).collect();
+        integrate_batch(batch, proposals, &batch_embeddings, ctx, new_id, &mut state);
     }
     for (_, (node_type, nodes)) in rest {
-        let reply = ask(slot_prompt(methodology, node_type, nodes, &current))
+        let reply = ask(slot_prompt(methodology, node_type, nodes, state.current))
             .await
             .map_err(DiscoveryError::Llm)?;
+        let proposals = proposals_of(&reply)?;
+        let texts: Vec<String> = proposals
+            .iter()
+            .map(|p| slot_text(&p.slot_name, &p.description))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let batch_embeddings = embedder.embed(&refs)?;
         let batch = Batch { node_type, nodes };
-        integrate_reply(
+        integrate_batch(
             &batch,
-            &reply,
+            &proposals,
+            &batch_embeddings,
             ctx,
-            embedder,
             new_id,
-            &mut current,
-            &mut total,
-            &mut mapped,
-        )?;
+            &mut state,
+        );
     }
     Ok(total)
 }
@@ -221,48 +230,51 @@ struct Batch<'a> {
     nodes: &'a [&'a KgNode],
 }
 
-/// Parses one reply, embeds its proposals and merges them into the running state.
-#[allow(clippy::too_many_arguments)]
-fn integrate_reply(
+/// The slots, mapped nodes and running total that successive batches update.
+struct Running<'a> {
+    current: &'a mut Vec<CanonicalSlot>,
+    total: &'a mut SlotUpdate,
+    mapped: &'a mut HashSet<String>,
+}
+
+/// Parses a reply, quoting it when it holds no JSON at all.
+fn proposals_of(reply: &str) -> Result<Vec<SlotProposal>, DiscoveryError> {
+    parse_slot_reply(reply).map_err(|e| {
+        DiscoveryError::Contract(match e {
+            ContractError::NoJson(_) => ContractError::NoJson(quote(reply)),
+            other => other,
+        })
+    })
+}
+
+/// Merges one batch's proposals (with their embeddings) into the running state.
+fn integrate_batch(
     batch: &Batch<'_>,
-    reply: &str,
+    proposals: &[SlotProposal],
+    embeddings: &[Vec<f32>],
     ctx: &SlotContext<'_>,
-    embedder: &dyn Embedder,
     new_id: &mut dyn FnMut() -> String,
-    current: &mut Vec<CanonicalSlot>,
-    total: &mut SlotUpdate,
-    mapped: &mut HashSet<String>,
-) -> Result<(), DiscoveryError> {
-    let proposals = parse_slot_reply(reply).map_err(|e| match e {
-        ContractError::NoJson(_) => ContractError::NoJson(quote(reply)),
-        other => other,
-    })?;
-    let texts: Vec<String> = proposals
-        .iter()
-        .map(|p| slot_text(&p.slot_name, &p.description))
-        .collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let embeddings = embedder.embed(&refs)?;
+    state: &mut Running<'_>,
+) {
     let proposal_batch = ProposalBatch {
         node_type: batch.node_type,
         nodes: batch.nodes,
-        proposals: &proposals,
-        embeddings: &embeddings,
+        proposals,
+        embeddings,
     };
     let batch_ctx = SlotContext {
         session_id: ctx.session_id,
         turn: ctx.turn,
-        mapped_nodes: mapped,
+        mapped_nodes: state.mapped,
     };
-    let update = integrate_proposals(current, &proposal_batch, &batch_ctx, new_id);
-    mapped.extend(
+    let update = integrate_proposals(state.current, &proposal_batch, &batch_ctx, new_id);
+    state.mapped.extend(
         update
             .mappings_created
             .iter()
             .map(|m| m.surface_node_id.clone()),
     );
-    merge_update(current, total, update);
-    Ok(())
+    merge_update(state.current, state.total, update);
 }
 
 /// Folds one batch's update into the running slot list and the turn's total.

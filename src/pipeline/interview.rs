@@ -251,16 +251,8 @@ impl Interview {
         self.ensure_active().map_err(fail)?;
         let prompt = crate::prompts::opening_prompt(&self.spec.methodology, &self.spec.concept);
         let request = self
-            .services
-            .llm
-            .request(
-                Role::QuestionGeneration,
-                prompt.system,
-                prompt.user,
-                Some(prompt.temperature),
-                0,
-            )
-            .map_err(|e| fail(llm_error(Role::QuestionGeneration, e)))?;
+            .prompt_request(Role::QuestionGeneration, prompt, 0)
+            .map_err(fail)?;
         let (question, call) = self.ask_question(&request, 0, events).await.map_err(fail)?;
         let envelope = json!({"output": {"question": question}});
         let usage = self.usage_row(0, &call);
@@ -541,6 +533,41 @@ impl Interview {
             latency: std::time::Duration::ZERO,
             outcome,
         });
+    }
+
+    /// A request for `role` carrying a built prompt and its temperature.
+    pub(crate) fn prompt_request(
+        &self,
+        role: Role,
+        prompt: crate::prompts::Prompt,
+        turn: u32,
+    ) -> Result<LlmRequest, PipelineError> {
+        self.services
+            .llm
+            .request(
+                role,
+                prompt.system,
+                prompt.user,
+                Some(prompt.temperature),
+                turn,
+            )
+            .map_err(|e| llm_error(role, e))
+    }
+
+    /// A strategy of the methodology by name, or an error listing the known ones.
+    pub(crate) fn strategy(&self, name: &str) -> Result<&crate::config::Strategy, PipelineError> {
+        let methodology = &self.spec.methodology;
+        methodology
+            .strategy(name)
+            .ok_or_else(|| PipelineError::UnknownStrategy {
+                name: name.to_owned(),
+                known: methodology
+                    .strategies
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
     }
 
     /// Makes one non-streaming call, reporting it.

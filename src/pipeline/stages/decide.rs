@@ -137,14 +137,7 @@ impl Interview {
             run.turn,
             &selection.strategy,
         );
-        let strategy = self
-            .spec
-            .methodology
-            .strategy(&selection.strategy)
-            .ok_or_else(|| PipelineError::UnknownStrategy {
-                name: selection.strategy.clone(),
-                known: String::new(),
-            })?;
+        let strategy = self.strategy(&selection.strategy)?;
         let output = StrategySelectionOutput {
             strategy: selection.strategy.clone(),
             focus: focus.clone(),

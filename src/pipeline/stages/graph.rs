@@ -16,7 +16,7 @@ use crate::pipeline::contracts::{
     EdgeRef, ExtractionOutput, ExtractionResult, GraphUpdateOutput, NodeRef, SlotDiscoveryOutput,
     SlotRef, SourcedConcept, SourcedRelationship,
 };
-use crate::pipeline::interview::{CallRecord, Interview, TurnRun, emit_call, llm_error};
+use crate::pipeline::interview::{CallRecord, Interview, TurnRun, emit_call};
 use crate::pipeline::world::now_rfc3339;
 use crate::pipeline::{EventSink, PipelineError};
 use crate::prompts::{ExtractionInput, extraction_prompt, parse_extraction_reply};
@@ -196,17 +196,7 @@ impl Interview {
             existing_labels: &label_refs,
             srl_hints: &hints,
         });
-        let request = self
-            .services
-            .llm
-            .request(
-                Role::Extraction,
-                prompt.system,
-                prompt.user,
-                Some(prompt.temperature),
-                run.turn,
-            )
-            .map_err(|e| llm_error(Role::Extraction, e))?;
+        let request = self.prompt_request(Role::Extraction, prompt, run.turn)?;
         let call = self.call(&request, events).await?;
         let extraction = parse_extraction_reply(&call.response.text, &self.spec.methodology)
             .map_err(|source| PipelineError::Contract {

@@ -11,7 +11,7 @@ use crate::graph::node_state::NodeStateTracker;
 use crate::pipeline::contracts::{Focus, StrategySelectionOutput};
 use crate::pipeline::interview::{Interview, OVERRIDE_CHECKPOINT};
 use crate::pipeline::stages::decide::focus_mode_name;
-use crate::pipeline::stages::respond::{scoring_record, strategy_names};
+use crate::pipeline::stages::respond::scoring_record;
 use crate::pipeline::{Event, EventSink, PipelineError, Stage, TurnError};
 use crate::scoring::{ScoredCandidate, select_node};
 use crate::store::StoreOps;
@@ -52,14 +52,7 @@ impl Interview {
             .get(&Stage::StrategySelection)
             .cloned()
             .unwrap_or(Value::Null);
-        let methodology = &self.spec.methodology;
-        let strategy =
-            methodology
-                .strategy(strategy_name)
-                .ok_or_else(|| PipelineError::UnknownStrategy {
-                    name: strategy_name.to_owned(),
-                    known: strategy_names(methodology),
-                })?;
+        let strategy = self.strategy(strategy_name)?;
         let mut tracker = match stage6_extra.get("tracker_before_focus") {
             Some(json) => NodeStateTracker::from_json(json)?,
             None => {

@@ -8,7 +8,7 @@ use crate::pipeline::contracts::{
     QuestionGenerationOutput, RecentUtterance, ResponseSavingOutput, ScoringPersistenceOutput,
     StrategySelectionOutput,
 };
-use crate::pipeline::interview::{Interview, TurnRun, llm_error};
+use crate::pipeline::interview::{Interview, TurnRun};
 use crate::pipeline::{EventSink, PipelineError, Stage};
 use crate::prompts::{FollowUpInput, Line, conversation_window, follow_up_prompt};
 use crate::store::{ScoringRecord, SessionStatus, StoreOps};
@@ -54,14 +54,7 @@ impl Interview {
             answer,
             self.services.settings.window_chars,
         );
-        let strategy = self
-            .spec
-            .methodology
-            .strategy(&selection.strategy)
-            .ok_or_else(|| PipelineError::UnknownStrategy {
-                name: selection.strategy.clone(),
-                known: strategy_names(&self.spec.methodology),
-            })?;
+        let strategy = self.strategy(&selection.strategy)?;
         let winner = selection
             .score_decomposition
             .iter()
@@ -77,17 +70,7 @@ impl Interview {
             winner,
             closing,
         });
-        let request = self
-            .services
-            .llm
-            .request(
-                Role::QuestionGeneration,
-                prompt.system,
-                prompt.user,
-                Some(prompt.temperature),
-                run.turn,
-            )
-            .map_err(|e| llm_error(Role::QuestionGeneration, e))?;
+        let request = self.prompt_request(Role::QuestionGeneration, prompt, run.turn)?;
         self.ask_question(&request, run.turn, events).await
     }
 
@@ -247,14 +230,6 @@ pub(crate) fn push_strategy(history: &mut Vec<String>, strategy: &str) {
         let excess = history.len() - STRATEGY_HISTORY_LEN;
         history.drain(..excess);
     }
-}
-
-pub(crate) fn strategy_names(m: &crate::config::Methodology) -> String {
-    m.strategies
-        .iter()
-        .map(|s| s.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The conversation window for the question prompt: recent utterances before this turn plus

@@ -92,6 +92,51 @@ pub struct RoleSettings {
     pub timeout: Duration,
 }
 
+impl RoleSettings {
+    /// These settings with the role's environment overrides applied:
+    /// `LLM_<ROLE>_TEMPERATURE` (0–2), `LLM_<ROLE>_MAX_TOKENS` (1–200,000) and
+    /// `LLM_<ROLE>_TIMEOUT` (seconds, 1–3,600), e.g. `LLM_EXTRACTION_TIMEOUT=60`. `env` looks a
+    /// variable up (the process environment in the CLI). A malformed value is an error naming
+    /// the variable, never silently ignored.
+    pub fn with_env(
+        self,
+        role: Role,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, String> {
+        let prefix = format!("LLM_{}_", role.as_str().to_uppercase());
+        let read = |name: &str| {
+            let var = format!("{prefix}{name}");
+            env(&var)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (var, v.trim().to_owned()))
+        };
+        let mut out = self;
+        if let Some((var, v)) = read("TEMPERATURE") {
+            out.temperature = v
+                .parse::<f32>()
+                .ok()
+                .filter(|t| (0.0..=2.0).contains(t))
+                .ok_or_else(|| format!("{var}='{v}': expected a number from 0 to 2"))?;
+        }
+        if let Some((var, v)) = read("MAX_TOKENS") {
+            out.max_tokens = v
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=200_000).contains(n))
+                .ok_or_else(|| format!("{var}='{v}': expected a whole number from 1 to 200000"))?;
+        }
+        if let Some((var, v)) = read("TIMEOUT") {
+            let seconds = v
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (1..=3_600).contains(n))
+                .ok_or_else(|| format!("{var}='{v}': expected seconds from 1 to 3600"))?;
+            out.timeout = Duration::from_secs(seconds);
+        }
+        Ok(out)
+    }
+}
+
 /// One request to a model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LlmRequest {
@@ -219,6 +264,14 @@ impl LlmRouter {
         Self { roles }
     }
 
+    /// Applies every role's `LLM_<ROLE>_*` overrides (see [`RoleSettings::with_env`]).
+    pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+        for (role, binding) in &mut self.roles {
+            binding.settings = binding.settings.with_env(*role, &env)?;
+        }
+        Ok(())
+    }
+
     /// Replaces one role's binding.
     pub fn set(&mut self, role: Role, binding: RoleBinding) {
         self.roles.insert(role, binding);
@@ -290,4 +343,51 @@ async fn with_timeout(
 pub fn estimate_tokens(text: &str) -> u64 {
     let chars = text.chars().count() as u64;
     if chars == 0 { 0 } else { chars.div_ceil(4) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: BTreeMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn role_settings_take_environment_overrides() {
+        let base = Role::Extraction.default_settings();
+        let got = base
+            .with_env(
+                Role::Extraction,
+                env(&[
+                    ("LLM_EXTRACTION_TEMPERATURE", "0.1"),
+                    ("LLM_EXTRACTION_TIMEOUT", "60"),
+                    ("LLM_QUESTION_GENERATION_MAX_TOKENS", "9"),
+                ]),
+            )
+            .unwrap();
+        assert_eq!(got.temperature, 0.1);
+        assert_eq!(got.timeout, Duration::from_secs(60));
+        assert_eq!(got.max_tokens, base.max_tokens, "another role's variable");
+    }
+
+    #[test]
+    fn malformed_overrides_name_the_variable() {
+        let base = Role::SignalScoring.default_settings();
+        for (var, value) in [
+            ("LLM_SIGNAL_SCORING_TEMPERATURE", "hot"),
+            ("LLM_SIGNAL_SCORING_TEMPERATURE", "3"),
+            ("LLM_SIGNAL_SCORING_MAX_TOKENS", "0"),
+            ("LLM_SIGNAL_SCORING_TIMEOUT", "-1"),
+        ] {
+            let err = base
+                .with_env(Role::SignalScoring, env(&[(var, value)]))
+                .unwrap_err();
+            assert!(err.starts_with(var), "{err}");
+        }
+    }
 }

@@ -140,10 +140,11 @@ fn services(args: &InterviewArgs) -> Result<Services, CliError> {
     let model: Arc<dyn Embedder> =
         Arc::new(MiniLmEmbedder::load_default().map_err(|e| CliError::Input(e.to_string()))?);
     let embedder: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(model));
+    let mut llm = LlmRouter::single(&(Arc::new(provider) as Arc<dyn LlmProvider>));
+    llm.apply_env(|var| std::env::var(var).ok())
+        .map_err(CliError::Usage)?;
     Ok(Services {
-        llm: Arc::new(LlmRouter::single(
-            &(Arc::new(provider) as Arc<dyn LlmProvider>),
-        )),
+        llm: Arc::new(llm),
         embedder,
         settings: PipelineSettings {
             enable_srl: !args.no_srl,

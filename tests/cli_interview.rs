@@ -1,0 +1,159 @@
+//! `interviewer interview` from the outside: JSON lines, exit codes, and what it says when it
+//! cannot go on.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn interview(db: &Path, extra: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_interviewer"));
+    cmd.arg("--db")
+        .arg(db)
+        .arg("--config-dir")
+        .arg(Path::new(common::MANIFEST).join("config"))
+        .args([
+            "interview",
+            "--concept",
+            "oat_milk",
+            "--max-turns",
+            "11",
+            "--answers",
+        ])
+        .arg(common::example("oat_milk_answers.txt"))
+        .args(extra)
+        .env("INTERVIEWER_CACHE_DIR", common::CACHE_ROOT)
+        .env_remove("INTERVIEWER_SCRIPT")
+        .env_remove("INTERVIEWER_CRASH_AT");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn script() -> String {
+    common::example("oat_milk_script.yaml")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn json_mode_prints_one_turn_result_per_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = interview(
+        &tmp.path().join("i.db"),
+        &["--json", "--script", &script()],
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let turns: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(turns.len(), 10);
+    for (i, t) in turns.iter().enumerate() {
+        assert_eq!(t["turn_number"], i + 1);
+        for key in [
+            "extracted",
+            "graph_state",
+            "scoring",
+            "strategy_selected",
+            "next_question",
+            "should_continue",
+            "latency_ms",
+            "signals",
+            "strategy_alternatives",
+            "termination_reason",
+            "canonical_graph",
+            "graph_comparison",
+            "nodes_added",
+            "edges_added",
+            "saturation_metrics",
+            "node_signals",
+            "score_decomposition",
+        ] {
+            assert!(t.get(key).is_some(), "turn {}: {key} missing", i + 1);
+        }
+    }
+    assert_eq!(turns[9]["termination_reason"], "Closing strategy selected");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("interview finished: Closing strategy selected"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_provider_or_bad_setting_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let out = interview(&db, &[], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--script"));
+    let out = interview(
+        &db,
+        &["--script", &script()],
+        &[("LLM_EXTRACTION_TIMEOUT", "soon")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("LLM_EXTRACTION_TIMEOUT='soon'"));
+    let out = interview(
+        &db,
+        &["--script", &script(), "--resume", "no-such-session"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-session"));
+}
+
+#[test]
+fn a_failing_model_exits_3_and_the_session_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let broken = tmp.path().join("broken.yaml");
+    let text = std::fs::read_to_string(script()).unwrap();
+    std::fs::write(
+        &broken,
+        text.replacen(
+            "extraction:\n",
+            "extraction:\n  - turn: 2\n    error: timeout\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let out = interview(&db, &["--script", broken.to_str().unwrap()], &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("turn 2 failed in stage 3 (extraction)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--resume"), "{stderr}");
+    // With a working script the same command continues from turn 2 to the end.
+    let out = interview(&db, &["--script", &script(), "--resume", "latest"], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("[turn 2 "), "{stdout}");
+    assert!(stdout.contains("[turn 10 "), "{stdout}");
+}

@@ -142,7 +142,7 @@ async fn settle(interview: &mut Interview, events: &EventSink) {
         }
         Pending::Resume { turn, answer: None } => {
             // Interrupted before the answer was saved: ask the same question again.
-            if let Ok(Pending::Answer { question, .. }) = question_before(interview, turn) {
+            if let Ok(question) = interview.question_of(turn.saturating_sub(1)) {
                 events.emit(Event::Question {
                     turn: turn - 1,
                     text: question,
@@ -157,14 +157,6 @@ async fn settle(interview: &mut Interview, events: &EventSink) {
         }),
         Pending::Finished { reason } => events.emit(Event::Finished { reason }),
     }
-}
-
-fn question_before(
-    interview: &Interview,
-    turn: u32,
-) -> Result<Pending, crate::pipeline::PipelineError> {
-    let question = interview.question_of(turn.saturating_sub(1))?;
-    Ok(Pending::Answer { turn, question })
 }
 
 fn failed(e: &crate::pipeline::TurnError) -> Event {

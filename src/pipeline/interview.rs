@@ -373,7 +373,7 @@ impl Interview {
                 resumed: false,
             });
         }
-        let result = TurnResult::from_run(&run.ctx, &self.world, started.elapsed())
+        let result = TurnResult::from_run(&run.ctx, started.elapsed())
             .map_err(|e| fail(Stage::ScoringPersistence, e))?;
         if let Ok(q) = run.ctx.question_generation() {
             events.emit(Event::Question {

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::contracts::{Alternative, EdgeRef, ExtractionResult, Focus, NodeRef};
-use super::world::World;
 use super::{PipelineError, TurnContext};
 use crate::domain::{CanonicalGraphState, GraphState, NodeSignals, SaturationMetrics, Signals};
 use crate::scoring::ScoredCandidate;
@@ -59,11 +58,7 @@ pub struct TurnResult {
 }
 
 impl TurnResult {
-    pub(crate) fn from_run(
-        ctx: &TurnContext,
-        _world: &World,
-        elapsed: Duration,
-    ) -> Result<Self, PipelineError> {
+    pub(crate) fn from_run(ctx: &TurnContext, elapsed: Duration) -> Result<Self, PipelineError> {
         let extraction = ctx.extraction()?;
         let update = ctx.graph_update()?;
         let computed = ctx.state_computation()?;

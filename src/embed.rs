@@ -18,9 +18,7 @@
 
 mod cache;
 mod hash;
-mod hub;
 mod minilm;
-mod pip;
 mod resolve;
 
 use std::path::PathBuf;

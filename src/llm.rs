@@ -6,9 +6,22 @@
 //! latency, attempts). Streaming is part of the trait: a provider that cannot stream answers in
 //! one delta.
 //!
-//! Providers here: [`ScriptedProvider`] (replies from a YAML/JSON file, for tests and demos).
+//! The router gives every provider the same call behaviour (see [`RetryPolicy`]): a per-attempt
+//! timeout, one retry on a timeout or HTTP 429, and the `llm_*` log events.
+//!
+//! HTTP providers here: [`AnthropicProvider`] (Messages API) and [`OpenAiProvider`] (any
+//! OpenAI-compatible chat completions endpoint: `OpenAI`, Kimi, `DeepSeek`, Ollama,
+//! `llama.cpp`, vLLM). [`ScriptedProvider`] replies from a YAML/JSON file, for tests and demos.
 
+mod anthropic;
+pub mod config;
+mod error;
+mod http;
+pub mod local;
+mod openai;
+mod retry;
 mod scripted;
+mod secret;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,7 +32,13 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc::UnboundedSender;
 
+pub use anthropic::{AnthropicConfig, AnthropicProvider};
+pub use error::{LlmError, MAX_MESSAGE_CHARS};
+pub use local::{LocalConfig, LocalError, LocalProvider};
+pub use openai::{OpenAiConfig, OpenAiProvider};
+pub use retry::{LOG_TARGET, RetryPolicy};
 pub use scripted::{SCRIPT_LOG_ENV, ScriptError, ScriptedProvider};
+pub use secret::ApiKey;
 
 /// What a model is asked to do. Each role is configured separately.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -147,6 +166,19 @@ pub struct LlmRequest {
     pub max_tokens: u32,
     /// The turn the call serves (0 for the opening question), for usage records and scripts.
     pub turn: u32,
+    /// JSON schema the reply must match, for the structured roles. Providers that can
+    /// constrain decoding (the local model) use it; others rely on the prompt and the parser.
+    #[serde(skip)]
+    pub schema: Option<Arc<serde_json::Value>>,
+}
+
+impl LlmRequest {
+    /// This request with a reply schema attached.
+    #[must_use]
+    pub fn with_schema(mut self, schema: Arc<serde_json::Value>) -> Self {
+        self.schema = Some(schema);
+        self
+    }
 }
 
 /// A model's answer with the facts the usage ledger records.
@@ -160,29 +192,6 @@ pub struct LlmResponse {
     pub latency: Duration,
     /// Attempts made, retries included (1 when the first attempt answered).
     pub attempts: u32,
-}
-
-/// Why a call produced no answer.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum LlmError {
-    #[error("{provider}: timed out after {seconds} s")]
-    Timeout { provider: String, seconds: u64 },
-    #[error("{provider}: rate limited (HTTP 429)")]
-    RateLimited { provider: String },
-    #[error("{provider}: HTTP {status}: {body}")]
-    Http {
-        provider: String,
-        status: u16,
-        body: String,
-    },
-    #[error("{provider}: {message}")]
-    Transport { provider: String, message: String },
-    #[error("{provider}: unusable response: {message}")]
-    InvalidResponse { provider: String, message: String },
-    #[error("script: {0}")]
-    Script(String),
-    #[error("no provider is configured for the {0} role")]
-    NoProvider(Role),
 }
 
 /// Where streamed text deltas go.
@@ -240,10 +249,11 @@ impl fmt::Debug for RoleBinding {
     }
 }
 
-/// Routes each role to its provider.
+/// Routes each role to its provider, with the retry rules every call follows.
 #[derive(Debug, Clone, Default)]
 pub struct LlmRouter {
     roles: BTreeMap<Role, RoleBinding>,
+    retry: RetryPolicy,
 }
 
 impl LlmRouter {
@@ -261,7 +271,23 @@ impl LlmRouter {
                 )
             })
             .collect();
-        Self { roles }
+        Self {
+            roles,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// This router with another retry policy (tests shorten the delays; the default is the
+    /// seed's).
+    #[must_use]
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The retry policy every call follows.
+    pub fn retry(&self) -> RetryPolicy {
+        self.retry
     }
 
     /// Applies every role's `LLM_<ROLE>_*` overrides (see [`RoleSettings::with_env`]).
@@ -299,23 +325,34 @@ impl LlmRouter {
             temperature: temperature.unwrap_or(settings.temperature),
             max_tokens: settings.max_tokens,
             turn,
+            schema: None,
         })
     }
 
-    /// Sends a request to its role's provider, bounded by the role's timeout.
+    /// Sends a request to its role's provider. Each attempt is bounded by the role's timeout;
+    /// timeouts and rate limits are retried as the [`RetryPolicy`] says. The response (or
+    /// error) counts every attempt, and its latency covers the whole call, backoff included.
     pub async fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let binding = self.binding(request.role)?;
-        with_timeout(binding, binding.provider.complete(request)).await
+        retry::call(binding, self.retry, request, || {
+            retry::complete_attempt(binding, request)
+        })
+        .await
     }
 
-    /// Streams a request's answer to `deltas`, bounded by the role's timeout.
+    /// Streams a request's answer to `deltas`, with the timeout and retries of
+    /// [`LlmRouter::complete`]. An attempt that already streamed text is not retried, so the
+    /// caller never sees the start of an answer twice.
     pub async fn stream(
         &self,
         request: &LlmRequest,
         deltas: DeltaSink,
     ) -> Result<LlmResponse, LlmError> {
         let binding = self.binding(request.role)?;
-        with_timeout(binding, binding.provider.stream(request, deltas)).await
+        retry::call(binding, self.retry, request, || {
+            retry::stream_attempt(binding, request, &deltas)
+        })
+        .await
     }
 
     /// Cost of a call in USD, when the role's provider publishes prices.
@@ -325,21 +362,9 @@ impl LlmRouter {
     }
 }
 
-async fn with_timeout(
-    binding: &RoleBinding,
-    call: BoxFuture<'_, Result<LlmResponse, LlmError>>,
-) -> Result<LlmResponse, LlmError> {
-    match tokio::time::timeout(binding.settings.timeout, call).await {
-        Ok(result) => result,
-        Err(_) => Err(LlmError::Timeout {
-            provider: binding.provider.name().to_owned(),
-            seconds: binding.settings.timeout.as_secs(),
-        }),
-    }
-}
-
 /// A rough token count for providers that report none: one token per four characters, at
-/// least one per non-empty text. Used by the scripted provider so usage rows are not all zero.
+/// least one per non-empty text. Used by the scripted provider, and by OpenAI-compatible
+/// servers that report no usage, so usage rows are not all zero.
 pub fn estimate_tokens(text: &str) -> u64 {
     let chars = text.chars().count() as u64;
     if chars == 0 { 0 } else { chars.div_ceil(4) }

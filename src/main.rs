@@ -7,6 +7,7 @@ use interviewer::cli::{Cli, run};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let _log = interviewer::logging::init();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match run(cli, &mut out) {

@@ -19,6 +19,7 @@ pub mod contracts;
 mod crash;
 mod error;
 pub mod events;
+mod ids;
 mod interview;
 mod result;
 mod stages;

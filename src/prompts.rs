@@ -13,6 +13,8 @@
 mod extraction;
 mod guidance;
 mod question;
+mod respondent;
+pub mod schema;
 mod window;
 
 use serde::Serialize;
@@ -24,6 +26,11 @@ pub use extraction::{
 pub use question::{
     FOLLOW_UP_TEMPERATURE, FollowUpInput, MAX_QUESTION_CHARS, MAX_REASONS, OPENING_TEMPERATURE,
     follow_up_prompt, opening_prompt, parse_question_reply,
+};
+pub use respondent::{
+    AnswerLength, LENGTH_TOLERANCE, MAX_RESPONDENT_CHARS, MIN_WORD_LIMIT, RESPONDENT_TEMPERATURE,
+    RESPONDENT_WINDOW_CHARS, RespondentInput, parse_respondent_reply, respondent_prompt,
+    word_limit,
 };
 pub use window::{DEFAULT_WINDOW_CHARS, Line, conversation_window};
 

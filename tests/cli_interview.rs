@@ -99,9 +99,29 @@ fn json_mode_prints_one_turn_result_per_line() {
 fn a_missing_provider_or_bad_setting_is_a_usage_error() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("i.db");
-    let out = interview(&db, &[], &[]);
+    // The scripted provider named without a script.
+    let out = interview(&db, &["--provider", "scripted"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--script"));
+    // A hosted provider without its key: the message names the role, the variable and where
+    // the provider was chosen, and never a key.
+    let out = interview(
+        &db,
+        &[],
+        &[
+            ("LLM_EXTRACTION_PROVIDER", "anthropic"),
+            ("ANTHROPIC_API_KEY", ""),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("ANTHROPIC_API_KEY") && stderr.contains("env LLM_EXTRACTION_PROVIDER"),
+        "{stderr}"
+    );
+    let out = interview(&db, &["--provider", "gemini"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown provider 'gemini'"));
     let out = interview(
         &db,
         &["--script", &script()],

@@ -223,9 +223,16 @@ fn simulated_error(error: &str) -> LlmError {
     match error {
         "timeout" => LlmError::Timeout {
             provider,
-            seconds: 0,
+            timeout: Duration::ZERO,
+            attempts: 1,
+            elapsed: Duration::ZERO,
         },
-        "rate_limit" => LlmError::RateLimited { provider },
+        "rate_limit" => LlmError::RateLimited {
+            provider,
+            retry_after: None,
+            attempts: 1,
+            elapsed: Duration::ZERO,
+        },
         message => LlmError::Transport {
             provider,
             message: message.to_owned(),
@@ -313,6 +320,7 @@ mod tests {
             temperature: 0.3,
             max_tokens: 100,
             turn,
+            schema: None,
         }
     }
 

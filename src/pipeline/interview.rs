@@ -258,7 +258,13 @@ impl Interview {
         let usage = self.usage_row(0, &call);
         self.store
             .transaction(|tx| {
-                tx.insert_utterance(&id, 0, Speaker::Interviewer, &question)?;
+                tx.insert_utterance_with_id(
+                    &super::ids::single(&id, 0, "question"),
+                    &id,
+                    0,
+                    Speaker::Interviewer,
+                    &question,
+                )?;
                 tx.insert_llm_usage(&usage)?;
                 tx.put_checkpoint(&id, 0, OPENING_CHECKPOINT, &envelope)
             })
@@ -495,7 +501,8 @@ impl Interview {
         }
     }
 
-    /// Records a failed call right away (it is part of no stage's commit) and reports it.
+    /// Records a failed call right away (it is part of no stage's commit) and reports it, with
+    /// the attempts and time the error says the call took.
     pub(crate) fn record_failed_call(
         &self,
         turn: u32,
@@ -509,6 +516,8 @@ impl Interview {
             |b| (b.provider.name().to_owned(), b.provider.model().to_owned()),
         );
         let outcome = format!("error: {error}");
+        let latency = error.elapsed();
+        let attempts = error.attempts();
         // Failing to record a failure must not hide the failure itself.
         let _ = self.store.insert_llm_usage(&LlmUsage {
             session_id: self.world.session_id.clone(),
@@ -518,8 +527,8 @@ impl Interview {
             model: model.clone(),
             tokens_in: 0,
             tokens_out: 0,
-            latency_ms: 0,
-            attempts: 1,
+            latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
+            attempts,
             outcome: outcome.clone(),
             cost_usd: None,
         });
@@ -530,7 +539,9 @@ impl Interview {
             model,
             tokens_in: 0,
             tokens_out: 0,
-            latency: std::time::Duration::ZERO,
+            latency,
+            attempts,
+            cost_usd: None,
             outcome,
         });
     }
@@ -578,7 +589,7 @@ impl Interview {
     ) -> Result<CallRecord, PipelineError> {
         match self.services.llm.complete(request).await {
             Ok(response) => {
-                emit_call(events, request, &response);
+                emit_call(events, &self.services.llm, request, &response);
                 Ok(CallRecord {
                     role: request.role,
                     response,
@@ -612,7 +623,7 @@ impl Interview {
                 return Err(llm_error(request.role, e));
             }
         };
-        emit_call(events, request, &response);
+        emit_call(events, &self.services.llm, request, &response);
         let question = crate::prompts::parse_question_reply(&response.text).map_err(|source| {
             PipelineError::Contract {
                 role: Role::QuestionGeneration,
@@ -629,7 +640,12 @@ impl Interview {
     }
 }
 
-pub(crate) fn emit_call(events: &EventSink, request: &LlmRequest, response: &LlmResponse) {
+pub(crate) fn emit_call(
+    events: &EventSink,
+    llm: &LlmRouter,
+    request: &LlmRequest,
+    response: &LlmResponse,
+) {
     events.emit(Event::LlmCall {
         turn: request.turn,
         role: request.role,
@@ -638,6 +654,8 @@ pub(crate) fn emit_call(events: &EventSink, request: &LlmRequest, response: &Llm
         tokens_in: response.tokens_in,
         tokens_out: response.tokens_out,
         latency: response.latency,
+        attempts: response.attempts,
+        cost_usd: llm.cost(request.role, response.tokens_in, response.tokens_out),
         outcome: "ok".to_owned(),
     });
 }

@@ -68,3 +68,13 @@ pub fn answers() -> Vec<String> {
         .map(str::to_owned)
         .collect()
 }
+
+/// Services whose model calls go through `router` (an HTTP provider against a fake server).
+pub fn services_with_router(router: LlmRouter) -> Services {
+    let embedder: Arc<dyn Embedder> = model();
+    Services {
+        llm: Arc::new(router),
+        embedder,
+        settings: PipelineSettings::default(),
+    }
+}

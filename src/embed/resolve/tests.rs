@@ -208,26 +208,39 @@ fn model_dir_search_skips_partial_directories() {
     let tmp = tempfile::tempdir().unwrap();
     write_model_files(&tmp.path().join("a/1_Pooling"), &["config.json"]);
     write_model_files(&tmp.path().join("a/model"), &MODEL_FILES);
-    assert_eq!(
-        find_model_dir(tmp.path(), 4).unwrap(),
-        tmp.path().join("a/model")
+    let files = crate::models::find_in_tree(tmp.path(), EMBEDDER.files, 4).unwrap();
+    assert_eq!(files.len(), 3);
+    assert!(
+        files
+            .iter()
+            .all(|f| f.parent() == Some(&*tmp.path().join("a/model")))
     );
-    assert_eq!(find_model_dir(tmp.path(), 1), None);
+    assert_eq!(
+        crate::models::find_in_tree(tmp.path(), EMBEDDER.files, 1),
+        None
+    );
 }
 
 #[test]
 fn sharing_install_keeps_the_source_and_moving_install_takes_it() {
+    use crate::models::{Transfer, install_files};
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
     write_model_files(&src, &MODEL_FILES);
+    let files: Vec<_> = MODEL_FILES.iter().map(|name| src.join(name)).collect();
 
-    install_files(&src, &tmp.path().join("shared"), Transfer::Share).unwrap();
+    install_files(&files, &tmp.path().join("shared"), Transfer::Share).unwrap();
     assert!(missing_model_files(&src).is_empty());
     assert!(missing_model_files(&tmp.path().join("shared")).is_empty());
 
-    install_files(&src, &tmp.path().join("moved"), Transfer::Move).unwrap();
+    install_files(&files, &tmp.path().join("moved"), Transfer::Move).unwrap();
     assert_eq!(missing_model_files(&src), MODEL_FILES);
     assert!(missing_model_files(&tmp.path().join("moved")).is_empty());
+}
+
+#[test]
+fn shared_spec_names_the_same_files() {
+    assert_eq!(EMBEDDER.files, crate::models::Files::All(&MODEL_FILES));
 }
 
 #[test]

@@ -192,7 +192,7 @@ impl Interview {
                 )));
             }
         };
-        emit_call(events, &request, &response);
+        emit_call(events, &self.services.llm, &request, &response);
         let names: Vec<&str> = self.spec.rubrics.iter().map(|r| r.name.as_str()).collect();
         let scores =
             crate::signals::llm::parse_batch_reply(&response.text, &names).map_err(|source| {

@@ -16,6 +16,7 @@ use crate::pipeline::contracts::{
     EdgeRef, ExtractionOutput, ExtractionResult, GraphUpdateOutput, NodeRef, SlotDiscoveryOutput,
     SlotRef, SourcedConcept, SourcedRelationship,
 };
+use crate::pipeline::ids::IdMinter;
 use crate::pipeline::interview::{CallRecord, Interview, TurnRun, emit_call};
 use crate::pipeline::world::now_rfc3339;
 use crate::pipeline::{EventSink, PipelineError};
@@ -89,10 +90,6 @@ fn describe_update(update: &SurfaceUpdate) -> String {
     summary
 }
 
-fn new_id() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
-
 impl Interview {
     /// Runs slot discovery for the turn's new nodes, keeping every model call for the commit.
     async fn discover(
@@ -115,17 +112,20 @@ impl Interview {
         let calls: Arc<Mutex<Vec<CallRecord>>> = Arc::default();
         let failure: Arc<Mutex<Option<(LlmRequest, LlmError)>>> = Arc::default();
         let llm = Arc::clone(&self.services.llm);
+        let schema = Arc::new(crate::prompts::schema::slot_schema(&self.spec.methodology));
         let ask = |prompt: String| {
             let llm = Arc::clone(&llm);
             let calls = Arc::clone(&calls);
             let failure = Arc::clone(&failure);
+            let schema = Arc::clone(&schema);
             async move {
                 let request = llm
                     .request(Role::SlotDiscovery, String::new(), prompt, None, turn)
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| e.to_string())?
+                    .with_schema(schema);
                 match llm.complete(&request).await {
                     Ok(response) => {
-                        emit_call(events, &request, &response);
+                        emit_call(events, &llm, &request, &response);
                         let text = response.text.clone();
                         if let Ok(mut c) = calls.lock() {
                             c.push(CallRecord {
@@ -145,6 +145,8 @@ impl Interview {
                 }
             }
         };
+        let mut slot_ids = IdMinter::new(&self.world.session_id, turn, "slot");
+        let mut new_id = || slot_ids.mint();
         let outcome = discover_slots(
             &self.spec.methodology,
             &self.world.slots,
@@ -196,7 +198,10 @@ impl Interview {
             existing_labels: &label_refs,
             srl_hints: &hints,
         });
-        let request = self.prompt_request(Role::Extraction, prompt, run.turn)?;
+        let schema = crate::prompts::schema::extraction_schema(&self.spec.methodology);
+        let request = self
+            .prompt_request(Role::Extraction, prompt, run.turn)?
+            .with_schema(Arc::new(schema));
         let call = self.call(&request, events).await?;
         let extraction = parse_extraction_reply(&call.response.text, &self.spec.methodology)
             .map_err(|source| PipelineError::Contract {
@@ -290,6 +295,8 @@ impl Interview {
             utterance_id: &utterance_id,
             recorded_at: &recorded_at,
         };
+        let mut surface_ids = IdMinter::new(&self.world.session_id, run.turn, "surface");
+        let mut new_id = || surface_ids.mint();
         let update = apply_extraction(
             &self.world.nodes,
             &self.world.edges,
@@ -388,6 +395,8 @@ impl Interview {
                 None => mappings.push(m.clone()),
             }
         }
+        let mut edge_ids = IdMinter::new(&self.world.session_id, run.turn, "canonical_edge");
+        let mut new_id = || edge_ids.mint();
         let canonical_edges = aggregate_edges(
             &self.world.edges,
             &mappings,

@@ -67,14 +67,14 @@ impl Interview {
         Ok(summary)
     }
 
-    /// Stage 2: the answer, saved under a fresh `UUIDv4`.
+    /// Stage 2: the answer, saved under an id minted for the session and turn.
     pub(crate) fn utterance_saving(&mut self, run: &mut TurnRun) -> Result<String, PipelineError> {
         let id = self.world.session_id.clone();
         let turn = run.turn;
         let text = run.ctx.user_input.clone();
         let output = UtteranceSavingOutput {
             turn_number: turn,
-            user_utterance_id: uuid::Uuid::new_v4().to_string(),
+            user_utterance_id: crate::pipeline::ids::single(&id, turn, "answer"),
             user_utterance: text.clone(),
         };
         let utterance_id = output.user_utterance_id.clone();
@@ -128,7 +128,15 @@ impl Interview {
             .services
             .llm
             .request(Role::SignalScoring, String::new(), prompt, None, turn)
-            .map_err(|e| crate::pipeline::interview::llm_error(Role::SignalScoring, e))?;
+            .map_err(|e| crate::pipeline::interview::llm_error(Role::SignalScoring, e))?
+            .with_schema(std::sync::Arc::new(crate::prompts::schema::scoring_schema(
+                &self
+                    .spec
+                    .rubrics
+                    .iter()
+                    .map(|r| r.name.as_str())
+                    .collect::<Vec<_>>(),
+            )));
         let llm = std::sync::Arc::clone(&self.services.llm);
         let req = request.clone();
         let handle = tokio::spawn(async move { llm.complete(&req).await });

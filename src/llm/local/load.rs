@@ -1,0 +1,471 @@
+//! Loading a GGUF: metadata checks, requantizing slow formats, the tokenizer, and the two
+//! supported architectures behind one forward call.
+//!
+//! candle's loaders index and divide by metadata values without checking them, so a corrupt or
+//! foreign GGUF could panic inside `from_gguf`; [`load`] checks every value and tensor those
+//! loaders read first, runs them under `catch_unwind` as a last guard, and finishes with a
+//! one-token forward pass so shape mismatches show up at load, as a [`LocalError::Load`].
+//!
+//! candle 0.11 has SIMD kernels for `Q4_0`, `Q8_0` and the K-quants but not for `Q4_1`, `Q5_0`,
+//! `Q5_1` or `Q8_1` (the shipped SmolLM2-135M is `Q4_1`: about 21 tokens/s instead of 55 here).
+//! Those tensors are requantized to `Q8_0` in memory and the model is read back from an
+//! in-memory GGUF.
+
+use std::io::{BufReader, Cursor, Read, Seek};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use candle_core::quantized::gguf_file::{self, Content, Value};
+use candle_core::quantized::{GgmlDType, QTensor};
+use candle_core::{Device, Tensor};
+use candle_transformers::models::quantized_llama as llama;
+use candle_transformers::models::quantized_qwen2 as qwen2;
+
+use super::LocalError;
+use super::tokenizer::TextTokenizer;
+
+/// Longest context we allow for llama models: candle's `quantized_llama` precomputes rotary
+/// tables for 4,096 positions and fails beyond them.
+const LLAMA_MAX_CONTEXT: usize = llama::MAX_SEQ_LEN;
+/// Largest plausible layer count; anything above is a corrupt header, not a model.
+const MAX_LAYERS: usize = 512;
+
+/// The supported architectures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Architecture {
+    Llama,
+    Qwen2,
+}
+
+impl Architecture {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Self::Llama => "llama",
+            Self::Qwen2 => "qwen2",
+        }
+    }
+}
+
+/// Model weights of either architecture. Llama weights are cheap to clone (tensors are shared)
+/// and carry their KV cache, which is what prefix reuse snapshots; candle's qwen2 weights are not
+/// `Clone`, so they are used in place with the cache cleared per call.
+pub(super) enum Weights {
+    Llama(llama::ModelWeights),
+    Qwen2(qwen2::ModelWeights),
+}
+
+/// Weights ready for one call: a fresh llama clone, or the qwen2 weights with a cleared cache.
+pub(super) enum Working<'a> {
+    Llama(Box<llama::ModelWeights>),
+    Qwen2(&'a mut qwen2::ModelWeights),
+}
+
+impl Weights {
+    /// Weights with an empty KV cache for a new call.
+    pub(super) fn start(&mut self) -> Working<'_> {
+        match self {
+            Self::Llama(model) => {
+                let mut fresh = model.clone();
+                fresh.clear_kv_cache();
+                Working::Llama(Box::new(fresh))
+            }
+            Self::Qwen2(model) => {
+                model.clear_kv_cache();
+                Working::Qwen2(model)
+            }
+        }
+    }
+}
+
+impl Working<'_> {
+    /// Runs `ids` at positions `pos..` and returns the logits after the last one.
+    pub(super) fn forward(&mut self, ids: &[u32], pos: usize) -> Result<Vec<f32>, LocalError> {
+        let inference = |e: candle_core::Error| LocalError::Inference(e.to_string());
+        let input = Tensor::new(ids, &Device::Cpu)
+            .and_then(|t| t.unsqueeze(0))
+            .map_err(inference)?;
+        let logits = match self {
+            Self::Llama(model) => model.forward(&input, pos),
+            Self::Qwen2(model) => model.forward(&input, pos),
+        }
+        .map_err(inference)?;
+        logits
+            .squeeze(0)
+            .and_then(|t| t.to_dtype(candle_core::DType::F32))
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(inference)
+    }
+
+    /// Whether [`snapshot`](Self::snapshot) can copy these weights.
+    pub(super) fn can_snapshot(&self) -> bool {
+        matches!(self, Self::Llama(_))
+    }
+
+    /// A copy of the llama weights with their KV cache, for the prefix cache.
+    pub(super) fn snapshot(&self) -> Option<llama::ModelWeights> {
+        match self {
+            Self::Llama(model) => Some(model.as_ref().clone()),
+            Self::Qwen2(_) => None,
+        }
+    }
+}
+
+/// What the GGUF says about the model, read before its tensors.
+#[derive(Debug, Clone)]
+pub(super) struct GgufFacts {
+    pub(super) architecture: Architecture,
+    /// Longest prompt plus reply, in tokens.
+    pub(super) context: usize,
+    /// Rows of the token embedding: the size of the logits.
+    pub(super) vocab_rows: usize,
+    /// KV cache bytes per token (f32 keys and values over all layers).
+    pub(super) kv_bytes_per_token: usize,
+    pub(super) chat_template: Option<String>,
+    pub(super) add_bos: bool,
+    pub(super) bos: Option<u32>,
+    pub(super) eos: Option<u32>,
+    /// The most common weight format, e.g. `Q4_1`.
+    pub(super) quantization: String,
+}
+
+/// A loaded model with its tokenizer.
+pub(super) struct Loaded {
+    pub(super) weights: Weights,
+    pub(super) tokenizer: TextTokenizer,
+    pub(super) facts: GgufFacts,
+    /// Tensors requantized to `Q8_0` at load.
+    pub(super) requantized: usize,
+}
+
+/// Loads the GGUF at `path`; the tokenizer comes from `tokenizer` when given, else from a
+/// `tokenizer.json` beside the GGUF, else from the GGUF's metadata.
+pub(super) fn load(path: &Path, tokenizer: Option<&Path>) -> Result<Loaded, LocalError> {
+    let fail = |reason: String| LocalError::Load {
+        file: path.to_path_buf(),
+        reason,
+    };
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let mut reader = BufReader::new(file);
+    let content =
+        Content::read(&mut reader).map_err(|e| fail(format!("not a readable GGUF file: {e}")))?;
+    let facts = read_facts(path, &content)?;
+    let sibling = path.with_file_name("tokenizer.json");
+    let tokenizer = match tokenizer {
+        Some(file) => TextTokenizer::from_file(file)?,
+        None if sibling.is_file() => TextTokenizer::from_file(&sibling)?,
+        None => TextTokenizer::from_gguf(&content)?,
+    };
+    if tokenizer.vocab_size() > facts.vocab_rows {
+        return Err(fail(format!(
+            "the tokenizer has {} tokens but the model embeds only {}; they do not belong together",
+            tokenizer.vocab_size(),
+            facts.vocab_rows
+        )));
+    }
+    let slow = content
+        .tensor_infos
+        .values()
+        .filter(|info| needs_requantizing(info))
+        .count();
+    let (weights, requantized) = if slow > 0 {
+        let (content, mut memory, count) =
+            requantize(&content, &mut reader).map_err(|e| fail(format!("requantizing: {e}")))?;
+        (
+            build(path, facts.architecture, content, &mut memory)?,
+            count,
+        )
+    } else {
+        (build(path, facts.architecture, content, &mut reader)?, 0)
+    };
+    let mut loaded = Loaded {
+        weights,
+        tokenizer,
+        facts,
+        requantized,
+    };
+    smoke_test(&mut loaded).map_err(|e| fail(format!("test forward pass failed: {e}")))?;
+    Ok(loaded)
+}
+
+/// Runs candle's loader for `architecture`, turning a panic into an error.
+fn build<R: Read + Seek>(
+    path: &Path,
+    architecture: Architecture,
+    content: Content,
+    reader: &mut R,
+) -> Result<Weights, LocalError> {
+    let device = Device::Cpu;
+    let built = catch_unwind(AssertUnwindSafe(|| match architecture {
+        Architecture::Llama => {
+            llama::ModelWeights::from_gguf(content, reader, &device).map(Weights::Llama)
+        }
+        Architecture::Qwen2 => {
+            qwen2::ModelWeights::from_gguf(content, reader, &device).map(Weights::Qwen2)
+        }
+    }));
+    let fail = |reason: String| LocalError::Load {
+        file: path.to_path_buf(),
+        reason,
+    };
+    match built {
+        Ok(Ok(weights)) => Ok(weights),
+        Ok(Err(e)) => Err(fail(e.to_string())),
+        Err(_) => Err(fail("the model loader panicked on this file".to_owned())),
+    }
+}
+
+fn smoke_test(loaded: &mut Loaded) -> Result<(), LocalError> {
+    let token = loaded.facts.bos.unwrap_or(0);
+    let vocab = loaded.facts.vocab_rows;
+    let mut working = loaded.weights.start();
+    let logits = catch_unwind(AssertUnwindSafe(|| working.forward(&[token], 0)))
+        .map_err(|_| LocalError::Inference("the forward pass panicked".to_owned()))??;
+    if logits.len() == vocab {
+        Ok(())
+    } else {
+        Err(LocalError::Inference(format!(
+            "{} logits for a vocabulary of {vocab}",
+            logits.len()
+        )))
+    }
+}
+
+/// Formats without a SIMD kernel in candle 0.11, for weight matrices `Q8_0` can hold (rows of a
+/// multiple of 32 values).
+fn needs_requantizing(info: &gguf_file::TensorInfo) -> bool {
+    let slow = matches!(
+        info.ggml_dtype,
+        GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1 | GgmlDType::Q8_1
+    );
+    let dims = info.shape.dims();
+    slow && dims.len() == 2 && dims.last().is_some_and(|n| n % 32 == 0)
+}
+
+/// Reads every tensor, requantizes the slow ones to `Q8_0`, and writes an in-memory GGUF.
+fn requantize<R: Read + Seek>(
+    content: &Content,
+    reader: &mut R,
+) -> candle_core::Result<(Content, Cursor<Vec<u8>>, usize)> {
+    let device = Device::Cpu;
+    let mut names: Vec<&String> = content.tensor_infos.keys().collect();
+    names.sort();
+    let mut tensors: Vec<(&str, QTensor)> = Vec::with_capacity(names.len());
+    let mut count = 0;
+    for name in names {
+        let tensor = content.tensor(reader, name, &device)?;
+        let slow = content
+            .tensor_infos
+            .get(name)
+            .is_some_and(needs_requantizing);
+        let tensor = if slow {
+            count += 1;
+            QTensor::quantize(&tensor.dequantize(&device)?, GgmlDType::Q8_0)?
+        } else {
+            tensor
+        };
+        tensors.push((name.as_str(), tensor));
+    }
+    // The writer aligns tensor data to 32 bytes; a different alignment in the copied metadata
+    // would make the reader look for tensors in the wrong place.
+    let metadata: Vec<(&str, &Value)> = content
+        .metadata
+        .iter()
+        .filter(|(key, _)| key.as_str() != "general.alignment")
+        .map(|(key, value)| (key.as_str(), value))
+        .collect();
+    let refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, t)| (*n, t)).collect();
+    let mut memory = Cursor::new(Vec::new());
+    gguf_file::write(&mut memory, &metadata, &refs)?;
+    drop(tensors);
+    memory.set_position(0);
+    let content = Content::read(&mut memory)?;
+    Ok((content, memory, count))
+}
+
+/// Checks the metadata and tensors candle's loader reads, and collects the facts we need.
+fn read_facts(path: &Path, content: &Content) -> Result<GgufFacts, LocalError> {
+    let meta = Meta {
+        path: path.to_path_buf(),
+        content,
+    };
+    let arch = meta.string("general.architecture")?;
+    let architecture = match arch.as_str() {
+        "llama" => Architecture::Llama,
+        "qwen2" => Architecture::Qwen2,
+        _ => {
+            return Err(LocalError::UnsupportedArchitecture {
+                file: path.to_path_buf(),
+                architecture: arch,
+            });
+        }
+    };
+    let p = architecture.name();
+    let heads = meta.positive(&format!("{p}.attention.head_count"))?;
+    let kv_heads = meta.positive(&format!("{p}.attention.head_count_kv"))?;
+    let layers = meta.positive(&format!("{p}.block_count"))?;
+    let width = meta.positive(&format!("{p}.embedding_length"))?;
+    meta.float(&format!("{p}.attention.layer_norm_rms_epsilon"))?;
+    if heads % kv_heads != 0 || width % heads != 0 || layers > MAX_LAYERS {
+        return Err(meta.invalid(format!(
+            "inconsistent shape: {heads} heads, {kv_heads} KV heads, width {width}, {layers} layers"
+        )));
+    }
+    let head_dim = width / heads;
+    let context_len = match architecture {
+        Architecture::Llama => {
+            let rope = meta.positive("llama.rope.dimension_count")?;
+            if rope > head_dim || rope % 2 != 0 {
+                return Err(meta.invalid(format!(
+                    "rope dimension {rope} does not fit a head of {head_dim}"
+                )));
+            }
+            let declared = meta.integer("llama.context_length").unwrap_or(u64::MAX);
+            usize::try_from(declared).map_or(LLAMA_MAX_CONTEXT, |c| c.min(LLAMA_MAX_CONTEXT))
+        }
+        Architecture::Qwen2 => meta.positive("qwen2.context_length")?,
+    };
+    let vocab_rows = meta.check_tensors(architecture, layers, width)?;
+    let token = |key: &str| meta.integer(key).and_then(|n| u32::try_from(n).ok());
+    Ok(GgufFacts {
+        architecture,
+        context: context_len,
+        vocab_rows,
+        kv_bytes_per_token: layers
+            .saturating_mul(2 * 4)
+            .saturating_mul(kv_heads)
+            .saturating_mul(head_dim),
+        chat_template: meta.string("tokenizer.chat_template").ok(),
+        add_bos: content
+            .metadata
+            .get("tokenizer.ggml.add_bos_token")
+            .and_then(|v| v.to_bool().ok())
+            .unwrap_or(false),
+        bos: token("tokenizer.ggml.bos_token_id"),
+        eos: token("tokenizer.ggml.eos_token_id"),
+        quantization: dominant_format(content),
+    })
+}
+
+/// The weight format of most 2-D tensors.
+fn dominant_format(content: &Content) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for info in content.tensor_infos.values() {
+        if info.shape.dims().len() != 2 {
+            continue;
+        }
+        let name = format!("{:?}", info.ggml_dtype);
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((name, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(_, c)| *c)
+        .map_or_else(|| "unknown".to_owned(), |(name, _)| name)
+}
+
+/// Typed access to GGUF metadata with errors naming the file and key.
+struct Meta<'a> {
+    path: PathBuf,
+    content: &'a Content,
+}
+
+impl Meta<'_> {
+    fn invalid(&self, reason: String) -> LocalError {
+        LocalError::Load {
+            file: self.path.clone(),
+            reason,
+        }
+    }
+
+    fn get(&self, key: &str) -> Result<&Value, LocalError> {
+        self.content
+            .metadata
+            .get(key)
+            .ok_or_else(|| self.invalid(format!("metadata key '{key}' is missing")))
+    }
+
+    fn string(&self, key: &str) -> Result<String, LocalError> {
+        self.get(key)?
+            .to_string()
+            .cloned()
+            .map_err(|_| self.invalid(format!("metadata key '{key}' is not a string")))
+    }
+
+    fn integer(&self, key: &str) -> Option<u64> {
+        match self.content.metadata.get(key)? {
+            Value::U8(n) => Some(u64::from(*n)),
+            Value::U16(n) => Some(u64::from(*n)),
+            Value::U32(n) => Some(u64::from(*n)),
+            Value::U64(n) => Some(*n),
+            Value::I8(n) => u64::try_from(*n).ok(),
+            Value::I16(n) => u64::try_from(*n).ok(),
+            Value::I32(n) => u64::try_from(*n).ok(),
+            Value::I64(n) => u64::try_from(*n).ok(),
+            _ => None,
+        }
+    }
+
+    /// A positive `u32` value (candle reads these keys as `u32`).
+    fn positive(&self, key: &str) -> Result<usize, LocalError> {
+        match self.get(key)? {
+            Value::U32(n) if *n > 0 => Ok(*n as usize),
+            other => Err(self.invalid(format!(
+                "metadata key '{key}' must be a positive u32, got {other:?}"
+            ))),
+        }
+    }
+
+    fn float(&self, key: &str) -> Result<f32, LocalError> {
+        self.get(key)?
+            .to_f32()
+            .map_err(|_| self.invalid(format!("metadata key '{key}' is not an f32")))
+    }
+
+    /// Every tensor the loader reads exists; returns the vocabulary size (embedding rows).
+    fn check_tensors(
+        &self,
+        architecture: Architecture,
+        layers: usize,
+        width: usize,
+    ) -> Result<usize, LocalError> {
+        let infos = &self.content.tensor_infos;
+        let embedding = infos
+            .get("token_embd.weight")
+            .ok_or_else(|| self.invalid("tensor 'token_embd.weight' is missing".to_owned()))?;
+        let vocab = match embedding.shape.dims() {
+            [rows, cols] if *cols == width && *rows > 0 => *rows,
+            dims => {
+                return Err(self.invalid(format!(
+                    "token_embd.weight has shape {dims:?}, expected [vocabulary, {width}]"
+                )));
+            }
+        };
+        let experts = self.integer("llama.expert_count").unwrap_or(0);
+        let mut names = vec!["output_norm.weight".to_owned()];
+        for layer in 0..layers {
+            let mut parts = vec![
+                "attn_q.weight",
+                "attn_k.weight",
+                "attn_v.weight",
+                "attn_output.weight",
+                "attn_norm.weight",
+                "ffn_norm.weight",
+            ];
+            if architecture == Architecture::Qwen2 {
+                parts.extend(["attn_q.bias", "attn_k.bias", "attn_v.bias"]);
+            }
+            if experts <= 1 {
+                parts.extend(["ffn_gate.weight", "ffn_down.weight", "ffn_up.weight"]);
+            } else {
+                parts.push("ffn_gate_inp.weight");
+            }
+            names.extend(parts.iter().map(|part| format!("blk.{layer}.{part}")));
+        }
+        match names.iter().find(|name| !infos.contains_key(name.as_str())) {
+            Some(missing) => Err(self.invalid(format!("tensor '{missing}' is missing"))),
+            None => Ok(vocab),
+        }
+    }
+}

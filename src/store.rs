@@ -18,6 +18,7 @@ mod async_store;
 mod canonical;
 mod codec;
 mod error;
+mod history;
 mod lock;
 mod ops;
 mod schema;

@@ -1,6 +1,8 @@
-//! `interviewer sessions` against a database chosen with `--db`.
+//! `interviewer sessions` and `interviewer export` against a database chosen with `--db`:
+//! listing, a session's summary, exports to stdout and files, deletion with its confirmation
+//! rules, and the exit codes of unknown sessions and databases.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::Command;
 
@@ -51,4 +53,173 @@ fn lists_sessions_of_the_chosen_database() {
             && row.contains("active"),
         "{out}"
     );
+}
+
+/// Runs `interviewer --db DB ARGS…` with stdin closed (not a terminal).
+fn cli(db: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_interviewer"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run interviewer")
+}
+
+/// A finished 10-turn scripted interview in `dir`; returns the database and the session id.
+fn scripted_session(dir: &std::path::Path) -> (std::path::PathBuf, String) {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let db = dir.join("i.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_interviewer"))
+        .arg("--db")
+        .arg(&db)
+        .arg("--config-dir")
+        .arg(manifest.join("config"))
+        .args(["interview", "--concept", "oat_milk", "--max-turns", "11"])
+        .arg("--answers")
+        .arg(manifest.join("assets/examples/oat_milk_answers.txt"))
+        .arg("--script")
+        .arg(manifest.join("assets/examples/oat_milk_script.yaml"))
+        .env("INTERVIEWER_CACHE_DIR", manifest.join("target/test-cache"))
+        .env_remove("INTERVIEWER_CRASH_AT")
+        .output()
+        .expect("run interviewer");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let id = stderr
+        .strip_prefix("session ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no session id in {stderr}"))
+        .to_owned();
+    (db, id)
+}
+
+fn text(out: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn show_export_and_delete_a_scripted_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, id) = scripted_session(dir.path());
+    let audit = dir.path().join("audit").join(format!("{id}.jsonl"));
+    assert!(
+        audit.is_file(),
+        "the headless interview writes its audit trail"
+    );
+
+    // `sessions` with and without `list`.
+    let listed = text(&cli(&db, &["sessions"])).0;
+    assert_eq!(listed, text(&cli(&db, &["sessions", "list"])).0);
+    assert!(
+        listed.contains(&id) && listed.contains("finished"),
+        "{listed}"
+    );
+
+    let out = cli(&db, &["sessions", "show", &id]);
+    let (show, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    for want in [
+        &format!("session      {id}") as &str,
+        "concept      oat_milk",
+        "methodology  means_end_chain",
+        "status       finished (Closing strategy selected)",
+        "turns        10 of 11",
+        "graph        13 nodes (0 superseded), 8 edges",
+        "last strategies",
+        "turn  10  validate_outcome → no node",
+        "LLM usage by role",
+        "LLM usage by turn",
+    ] {
+        assert!(show.contains(want), "missing {want:?} in\n{show}");
+    }
+    // Every role line and the totals: calls, tokens, and an unknown (not zero) cost.
+    for role in [
+        "extraction",
+        "question_generation",
+        "signal_scoring",
+        "slot_discovery",
+    ] {
+        let line = show
+            .lines()
+            .find(|l| l.trim_start().starts_with(role))
+            .unwrap_or_else(|| panic!("no {role} line in\n{show}"));
+        assert!(line.ends_with("unknown"), "{line}");
+    }
+    let total = show
+        .lines()
+        .find(|l| l.trim_start().starts_with("total"))
+        .unwrap();
+    let numbers: Vec<u64> = total
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers.len(), 3, "{total}");
+    assert!(numbers.iter().all(|n| *n > 0), "{total}");
+    assert!(!show.contains("0.000000"), "an unknown price is not free");
+
+    // Export: stdout, an atomic file, and the usage errors.
+    let out = cli(&db, &["export", &id, "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["session"]["id"], id.as_str());
+    let csv_path = dir.path().join("out").join("scores.csv");
+    std::fs::create_dir_all(csv_path.parent().unwrap()).unwrap();
+    let out = cli(
+        &db,
+        &["export", &id, "-f", "csv", "-o", csv_path.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out).1);
+    assert!(out.stdout.is_empty());
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    assert!(csv.starts_with("turn,stage,strategy,node_id,node_label,signal,"));
+    assert_eq!(
+        std::fs::read_dir(csv_path.parent().unwrap())
+            .unwrap()
+            .count(),
+        1,
+        "no temporary file left"
+    );
+    let out = cli(&db, &["export", &id, "-f", "dot", "--canonical"]);
+    assert!(text(&out).0.starts_with("digraph \"canonical\""));
+    let out = cli(&db, &["export", &id, "-f", "csv", "--canonical"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("--canonical"));
+    let out = cli(&db, &["export", "no-such-session", "-f", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("no session 'no-such-session'"));
+
+    // Delete: refused without a terminal, done with --yes, then gone everywhere.
+    let out = cli(&db, &["sessions", "delete", &id]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("--yes"), "{}", text(&out).1);
+    assert!(audit.is_file());
+    let out = cli(&db, &["sessions", "delete", &id, "--yes"]);
+    let (done, err) = text(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(done.contains(&format!("deleted session {id}")), "{done}");
+    assert!(!audit.exists(), "the audit trail goes with the session");
+    assert!(!text(&cli(&db, &["sessions"])).0.contains(&id));
+    let out = cli(&db, &["sessions", "show", &id]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = cli(&db, &["sessions", "delete", &id, "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn show_and_export_refuse_a_missing_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("absent.db");
+    for args in [
+        &["sessions", "show", "x"][..],
+        &["sessions", "delete", "x", "--yes"],
+        &["export", "x", "--format", "json"],
+    ] {
+        let out = cli(&db, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out).1.contains("no database at"), "{args:?}");
+    }
+    assert!(!db.exists(), "reading never creates a database");
 }

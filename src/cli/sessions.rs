@@ -1,11 +1,67 @@
-//! `interviewer sessions`: the interviews stored in the database, most recently active first.
+//! `interviewer sessions`: list the stored interviews (most recently active first), show one
+//! in detail, or delete one.
+//!
+//! `delete` removes the session's rows (everything cascades from the session) and its audit
+//! trail file. It asks for confirmation on a terminal; `--yes` skips the question, and without
+//! a terminal it refuses unless `--yes` is given, so a script never deletes by accident.
 
+use std::collections::BTreeMap;
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 
-use super::{CliError, emit};
-use crate::store::{Store, StoreOps};
+use clap::{Args, Subcommand};
 
-pub fn run(db: &Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
+use super::export::open_existing;
+use super::{CliError, emit};
+use crate::audit::AuditTrail;
+use crate::export::{SessionData, usage_by};
+use crate::graph::model::SlotStatus;
+use crate::store::{SessionRecord, Store, StoreError, StoreOps, UsageTotals};
+
+/// How many of the latest turns `show` lists with their strategy and focus.
+///
+/// The seed's strategy history window (000 Path 4) is five turns: the span the repetition
+/// signals look at, so the same span explains the next choice.
+const LAST_STRATEGIES: usize = 5;
+
+#[derive(Debug, Default, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub command: Option<SessionsCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List the sessions (the default).
+    List,
+    /// Summarise one session: status, graph size, last strategies, LLM usage and cost.
+    Show {
+        /// The session id.
+        session_id: String,
+    },
+    /// Delete a session, everything stored for it, and its audit trail.
+    Delete {
+        /// The session id.
+        session_id: String,
+        /// Do not ask for confirmation (required when stdin is not a terminal).
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+}
+
+pub fn run(db: &Path, args: &SessionsArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    match &args.command {
+        None | Some(SessionsCommand::List) => list(db, out),
+        Some(SessionsCommand::Show { session_id }) => show(db, session_id, out),
+        Some(SessionsCommand::Delete { session_id, yes }) => {
+            let stdin = std::io::stdin();
+            let interactive = stdin.is_terminal();
+            delete(db, session_id, *yes, interactive, &mut stdin.lock(), out)
+        }
+    }
+}
+
+fn list(db: &Path, out: &mut dyn Write) -> Result<(), CliError> {
     let store = Store::open(db).map_err(|e| CliError::Input(e.to_string()))?;
     let sessions = store
         .list_sessions()
@@ -29,4 +85,288 @@ pub fn run(db: &Path, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         ));
     }
     emit(out, &text)
+}
+
+/// The session, or a usage error naming the database when there is none.
+fn find(store: &Store, db: &Path, id: &str) -> Result<SessionRecord, CliError> {
+    store
+        .get_session(id)
+        .map_err(|e| CliError::Input(e.to_string()))?
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "no session '{id}' in {}; `interviewer sessions` lists them",
+                db.display()
+            ))
+        })
+}
+
+fn show(db: &Path, id: &str, out: &mut dyn Write) -> Result<(), CliError> {
+    let store = open_existing(db)?;
+    find(&store, db, id)?;
+    let data = SessionData::load(&store, id).map_err(|e| CliError::Input(e.to_string()))?;
+    emit(out, &summary(&data))
+}
+
+/// The text of `sessions show`.
+fn summary(data: &SessionData) -> String {
+    let s = &data.session;
+    let status = match &s.termination_reason {
+        Some(reason) => format!("{} ({reason})", s.status.as_str()),
+        None => s.status.as_str().to_owned(),
+    };
+    let superseded = data
+        .nodes
+        .iter()
+        .filter(|n| n.superseded_by.is_some())
+        .count();
+    let active = data
+        .slots
+        .iter()
+        .filter(|slot| slot.status == SlotStatus::Active)
+        .count();
+    let mut text = format!(
+        "session      {}\nconcept      {}\nmethodology  {}\nstatus       {status}\n\
+         turns        {} of {}\ncreated      {}\nlast active  {}\n\
+         graph        {} nodes ({superseded} superseded), {} edges\n\
+         canonical    {} slots ({active} active, {} candidate), {} edges, {} of {} nodes mapped\n",
+        s.id,
+        s.concept,
+        s.methodology,
+        s.state.turn_count,
+        s.max_turns,
+        s.created_at,
+        s.updated_at,
+        data.nodes.len(),
+        data.edges.len(),
+        data.slots.len(),
+        data.slots.len() - active,
+        data.canonical_edges.len(),
+        data.mappings.len(),
+        data.nodes.len(),
+    );
+    text.push_str(&last_strategies(data));
+    text.push_str(&usage_table(
+        "LLM usage by role",
+        "role",
+        &usage_by(&data.usage, |c| c.usage.role.clone()),
+        data.usage_totals,
+    ));
+    text.push_str(&usage_table(
+        "LLM usage by turn",
+        "turn",
+        &usage_by(&data.usage, |c| c.usage.turn),
+        data.usage_totals,
+    ));
+    text
+}
+
+fn last_strategies(data: &SessionData) -> String {
+    let history = &data.session.state.focus_history;
+    if history.is_empty() {
+        return "last strategies: none yet\n".to_owned();
+    }
+    let mut text = String::from("last strategies\n");
+    for entry in history
+        .iter()
+        .skip(history.len().saturating_sub(LAST_STRATEGIES))
+    {
+        let focus = if entry.label.is_empty() {
+            "no node".to_owned()
+        } else {
+            entry.label.clone()
+        };
+        let mark = if entry.overridden {
+            "  (researcher override)"
+        } else {
+            ""
+        };
+        text.push_str(&format!(
+            "  turn {:>3}  {} → {focus}{mark}\n",
+            entry.turn, entry.strategy
+        ));
+    }
+    text
+}
+
+fn usage_table<K: std::fmt::Display>(
+    title: &str,
+    key: &str,
+    rows: &BTreeMap<K, UsageTotals>,
+    total: UsageTotals,
+) -> String {
+    if rows.is_empty() {
+        return format!("{title}: no calls\n");
+    }
+    let line = |name: &str, t: &UsageTotals| {
+        format!(
+            "  {name:<20} {:>6} {:>11} {:>11}  {}\n",
+            t.calls,
+            t.tokens_in,
+            t.tokens_out,
+            cost(t)
+        )
+    };
+    let mut text = format!(
+        "{title}\n  {key:<20} {:>6} {:>11} {:>11}  cost (USD)\n",
+        "calls", "tokens in", "tokens out"
+    );
+    for (name, totals) in rows {
+        text.push_str(&line(&name.to_string(), totals));
+    }
+    text.push_str(&line("total", &total));
+    text
+}
+
+/// A cost that never passes off an unknown price as free.
+fn cost(t: &UsageTotals) -> String {
+    match (t.cost_usd, t.unpriced_calls) {
+        (None, _) => "unknown".to_owned(),
+        (Some(c), 0) => format!("{c:.6}"),
+        (Some(c), n) => format!("{c:.6} + {n} call(s) at unknown price"),
+    }
+}
+
+fn delete(
+    db: &Path,
+    id: &str,
+    yes: bool,
+    interactive: bool,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let store = open_existing(db)?;
+    let session = find(&store, db, id)?;
+    let _lock = store.lock_session(id).map_err(|e| match e {
+        StoreError::SessionInUse { .. } => {
+            CliError::Input(format!("{e}; stop it before deleting the session"))
+        }
+        e => CliError::Input(e.to_string()),
+    })?;
+    if !yes {
+        if !interactive {
+            return Err(CliError::Usage(format!(
+                "refusing to delete session {id} without confirmation: stdin is not a \
+                 terminal; pass --yes"
+            )));
+        }
+        eprint!(
+            "delete session {id} ({} with {}, {} turns) and its audit trail? [y/N] ",
+            session.concept, session.methodology, session.state.turn_count
+        );
+        if !confirmed(input)? {
+            return emit(out, "nothing deleted\n");
+        }
+    }
+    store
+        .delete_session(id)
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    let mut text = format!("deleted session {id}\n");
+    if let Some(path) = store
+        .path()
+        .and_then(|db| AuditTrail::path_for(db, id).ok())
+        .filter(|p| p.exists())
+    {
+        std::fs::remove_file(&path).map_err(|e| {
+            CliError::Input(format!(
+                "session {id} deleted, but its audit trail {} could not be removed: {e}",
+                path.display()
+            ))
+        })?;
+        text.push_str(&format!("removed its audit trail {}\n", path.display()));
+    }
+    emit(out, &text)
+}
+
+/// Reads one answer line; only `y` or `yes` (any case) confirms.
+fn confirmed(input: &mut dyn BufRead) -> Result<bool, CliError> {
+    let mut line = String::new();
+    input
+        .read_line(&mut line)
+        .map_err(|e| CliError::Input(format!("cannot read the confirmation: {e}")))?;
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::domain::SessionState;
+    use crate::store::NewSession;
+
+    fn db_with_session(dir: &Path) -> std::path::PathBuf {
+        let db = dir.join("i.db");
+        let store = Store::open(&db).unwrap();
+        store
+            .create_session(&NewSession {
+                id: "s1".into(),
+                methodology: "m".into(),
+                concept: "c".into(),
+                max_turns: 3,
+                state: SessionState::default(),
+            })
+            .unwrap();
+        db
+    }
+
+    #[test]
+    fn only_yes_confirms() {
+        for (answer, want) in [
+            ("y\n", true),
+            ("YES\n", true),
+            ("\n", false),
+            ("no\n", false),
+        ] {
+            let mut input = std::io::Cursor::new(answer);
+            assert_eq!(confirmed(&mut input).unwrap(), want, "{answer:?}");
+        }
+    }
+
+    #[test]
+    fn a_terminal_answer_decides_the_deletion() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = db_with_session(dir.path());
+        let mut out = Vec::new();
+        delete(
+            &db,
+            "s1",
+            false,
+            true,
+            &mut std::io::Cursor::new("n\n"),
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out), "nothing deleted\n");
+        let store = Store::open(&db).unwrap();
+        assert!(store.get_session("s1").unwrap().is_some());
+        let mut out = Vec::new();
+        delete(
+            &db,
+            "s1",
+            false,
+            true,
+            &mut std::io::Cursor::new("y\n"),
+            &mut out,
+        )
+        .unwrap();
+        assert!(store.get_session("s1").unwrap().is_none());
+    }
+
+    #[test]
+    fn unknown_prices_are_never_free() {
+        let mut t = UsageTotals {
+            calls: 2,
+            unpriced_calls: 2,
+            ..UsageTotals::default()
+        };
+        assert_eq!(cost(&t), "unknown");
+        t.cost_usd = Some(0.0125);
+        t.unpriced_calls = 1;
+        assert_eq!(cost(&t), "0.012500 + 1 call(s) at unknown price");
+        t.unpriced_calls = 0;
+        assert_eq!(cost(&t), "0.012500");
+    }
 }

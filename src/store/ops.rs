@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::{
     Checkpoint, LlmUsage, LlmUsageRecord, NewSession, ScoringRecord, SessionRecord, SessionSummary,
-    Speaker, StoreError, UsageTotals, Utterance, canonical, scoring, sessions, surface, usage,
-    utterances,
+    Speaker, StoreError, UsageTotals, Utterance, canonical, history, scoring, sessions, surface,
+    usage, utterances,
 };
 use crate::domain::SessionState;
 use crate::graph::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
@@ -235,6 +235,23 @@ pub trait StoreOps: sealed::Connected {
         turn: u32,
     ) -> Result<Vec<Checkpoint>, StoreError> {
         scoring::checkpoints_for_turn(conn(self), session_id, turn)
+    }
+
+    /// Every checkpoint of a session, by turn then save order, with floats read back
+    /// bit-exactly (exports rebuild each turn's result from these).
+    fn session_checkpoints(&self, session_id: &str) -> Result<Vec<Checkpoint>, StoreError> {
+        history::session_checkpoints(conn(self), session_id)
+    }
+
+    /// [`scoring_history`](Self::scoring_history) with floats read back bit-exactly.
+    fn scoring_history_exact(&self, session_id: &str) -> Result<Vec<ScoringRecord>, StoreError> {
+        history::scoring_history(conn(self), session_id)
+    }
+
+    /// Milliseconds between the first and last checkpoint commit of each turn, by turn
+    /// (wall-clock; a rebuilt turn's latency).
+    fn turn_spans(&self, session_id: &str) -> Result<Vec<(u32, u64)>, StoreError> {
+        history::turn_spans(conn(self), session_id)
     }
 
     // --- LLM usage --------------------------------------------------------------------------

@@ -6,6 +6,15 @@
 //! `SQLite` connection, which may move between threads but not be shared, so the whole
 //! interview lives on one thread while its model calls still run concurrently on that
 //! thread's runtime.
+//!
+//! Besides the pipeline's own events the task reports what a view cannot ask for without
+//! touching the store: the session's history once when it starts ([`Event::Resumed`]), every
+//! answer it receives ([`Event::AnswerReceived`]), and a [`Event::Snapshot`] of the graph,
+//! node states, slots and focus trace after every command (built in `session/snapshot.rs`).
+
+mod snapshot;
+
+pub use snapshot::{history, publish as publish_snapshot};
 
 use std::thread;
 
@@ -25,6 +34,8 @@ pub enum Command {
         strategy: String,
         node_id: Option<String>,
     },
+    /// Replace the pending question's text with the researcher's edit.
+    EditQuestion(String),
     /// End the interview now.
     EndNow,
     /// Stop the task (the session stays resumable).
@@ -41,11 +52,57 @@ pub struct SessionHandle {
 
 impl SessionHandle {
     /// Asks the task to stop and waits for it.
+    pub fn shutdown(self) {
+        self.into_parts().1.shutdown();
+    }
+
+    /// Splits the handle: the events for a view, and the control that commands and stops the
+    /// task.
+    pub fn into_parts(self) -> (UnboundedReceiver<Event>, SessionControl) {
+        (
+            self.events,
+            SessionControl {
+                commands: self.commands,
+                thread: self.thread,
+            },
+        )
+    }
+}
+
+/// Commands a running session and stops it; the other half of [`SessionHandle::into_parts`].
+#[derive(Debug)]
+pub struct SessionControl {
+    pub commands: UnboundedSender<Command>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl SessionControl {
+    /// Asks the task to stop and waits for it (a running turn finishes first).
     pub fn shutdown(mut self) {
+        // A closed channel means the task has already stopped; joining is all that is left.
         let _ = self.commands.send(Command::Shutdown);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+
+    /// Asks the task to stop and waits at most `limit`. Returns whether it stopped; if not, a
+    /// turn is still running and is left to the process exit (its last checkpoint makes the
+    /// session resumable), so quitting never waits on a model call.
+    pub fn shutdown_within(mut self, limit: std::time::Duration) -> bool {
+        let _ = self.commands.send(Command::Shutdown);
+        let deadline = std::time::Instant::now() + limit;
+        let Some(t) = self.thread.take() else {
+            return true;
+        };
+        while !t.is_finished() {
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let _ = t.join();
+        true
     }
 }
 
@@ -67,7 +124,21 @@ pub fn spawn(interview: Interview) -> Result<SessionHandle, SpawnError> {
                 .enable_all()
                 .build();
             match runtime {
-                Ok(rt) => rt.block_on(run(interview, cmd_rx, EventSink::new(ev_tx))),
+                Ok(rt) => {
+                    let warn = ev_tx.clone();
+                    let (events, trail) = crate::audit::attach(
+                        EventSink::new(ev_tx.clone()),
+                        interview.store(),
+                        interview.session_id(),
+                        move |message| {
+                            let _ = warn.send(Event::Warning { message });
+                        },
+                    );
+                    rt.block_on(run(interview, cmd_rx, events));
+                    if let Some(trail) = trail {
+                        trail.flush();
+                    }
+                }
                 Err(e) => {
                     let _ = ev_tx.send(Event::Fatal {
                         error: format!("cannot start the session runtime: {e}"),
@@ -87,15 +158,27 @@ async fn run(
     mut commands: UnboundedReceiver<Command>,
     events: EventSink,
 ) {
+    events.emit(Event::Resumed(Box::new(snapshot::history(&interview))));
+    snapshot::publish(&interview, &events);
     settle(&mut interview, &events).await;
+    snapshot::publish(&interview, &events);
     while let Some(command) = commands.recv().await {
         match command {
             Command::Answer(text) => {
+                events.emit(Event::AnswerReceived {
+                    turn: interview.turn_count() + 1,
+                    text: text.clone(),
+                });
                 if let Err(e) = interview.answer(&text, &events).await {
                     events.emit(failed(&e));
                 }
             }
             Command::Retry => settle(&mut interview, &events).await,
+            Command::EditQuestion(text) => {
+                if let Err(e) = interview.edit_question(&text, &events) {
+                    events.emit(failed(&e));
+                }
+            }
             Command::Regenerate { strategy, node_id } => {
                 if let Err(e) = interview
                     .regenerate(&strategy, node_id.as_deref(), &events)
@@ -113,6 +196,7 @@ async fn run(
             }
             Command::Shutdown => break,
         }
+        snapshot::publish(&interview, &events);
     }
 }
 

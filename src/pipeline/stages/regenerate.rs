@@ -1,6 +1,7 @@
-//! A researcher's override: regenerate the pending question under a strategy and focus they
-//! choose. The override replaces the turn's decision, focus entry and question, is marked as
-//! an override everywhere it is recorded, and commits in one transaction with its own
+//! A researcher's override (moderator mode): regenerate the pending question under a strategy
+//! and focus they choose, or replace its text with their own edit. A regeneration replaces the
+//! turn's decision, focus entry and question; an edit replaces only the text. Either is marked
+//! as an override everywhere it is recorded and commits in one transaction with its own
 //! checkpoint, like a stage.
 
 use serde_json::{Value, json};
@@ -117,10 +118,114 @@ impl Interview {
         })?;
         self.world.state = state;
         self.world.tracker = tracker;
+        events.emit(Event::Overridden {
+            turn,
+            strategy: new_selection.strategy.clone(),
+            focus: new_selection.focus.clone(),
+            score_decomposition: Some(new_selection.score_decomposition.clone()),
+            edited: false,
+        });
         events.emit(Event::Question {
             turn,
             text: question.clone(),
             closing: !continuation.should_continue,
+        });
+        Ok(question)
+    }
+
+    /// Replaces the pending question's text with a researcher's edit (moderator mode) and
+    /// returns the cleaned text. The turn's decision stays; the utterance, the scoring record
+    /// and the focus trace mark the edit as an override, committed in one transaction with its
+    /// own checkpoint. The opening question (turn 0) can be edited too.
+    pub fn edit_question(&mut self, text: &str, events: &EventSink) -> Result<String, TurnError> {
+        let turn = self.world.state.turn_count;
+        self.edit_inner(turn, text, events)
+            .map_err(|error| TurnError {
+                turn,
+                stage: Stage::QuestionGeneration,
+                error,
+            })
+    }
+
+    fn edit_inner(
+        &mut self,
+        turn: u32,
+        text: &str,
+        events: &EventSink,
+    ) -> Result<String, PipelineError> {
+        self.ensure_question_open(turn)?;
+        let question = clean_question(text)?;
+        let id = self.world.session_id.clone();
+        let previous = self.question_of(turn)?;
+        let mut state = self.world.state.clone();
+        let entry = state
+            .focus_history
+            .iter()
+            .rev()
+            .find(|e| e.turn == turn)
+            .cloned();
+        let focus = entry.as_ref().and_then(|e| {
+            (!e.node_id.is_empty()).then(|| Focus {
+                node_id: e.node_id.clone(),
+                label: e.label.clone(),
+            })
+        });
+        let strategy = entry
+            .as_ref()
+            .map(|e| e.strategy.clone())
+            .unwrap_or_default();
+        if let Some(e) = entry {
+            mark_override(&mut state, turn, focus.as_ref(), &e.strategy);
+        }
+        let override_record = json!({
+            "edited": true,
+            "strategy": strategy,
+            "focus": focus,
+            "question": question,
+            "replaced": {"question": previous},
+        });
+        let record = if turn == 0 {
+            None
+        } else {
+            self.store
+                .scoring_history(&id)?
+                .into_iter()
+                .find(|r| r.turn == turn)
+                .map(|mut r| {
+                    if let Some(map) = r.payload.as_object_mut() {
+                        map.insert("override".to_owned(), override_record.clone());
+                    }
+                    r
+                })
+        };
+        let tracker_json = self.world.tracker.to_json();
+        self.store.transaction(|tx| {
+            tx.replace_utterance_text(&id, turn, Speaker::Interviewer, &question)?;
+            if let Some(record) = &record {
+                tx.replace_scoring(record)?;
+            }
+            if turn > 0 {
+                tx.update_session_state(&id, &state, &tracker_json)?;
+            }
+            tx.put_checkpoint(
+                &id,
+                turn,
+                OVERRIDE_CHECKPOINT,
+                &json!({"output": override_record}),
+            )
+        })?;
+        self.world.state = state;
+        events.emit(Event::Overridden {
+            turn,
+            strategy,
+            focus,
+            score_decomposition: None,
+            edited: true,
+        });
+        events.emit(Event::Question {
+            turn,
+            text: question.clone(),
+            closing: false,
         });
         Ok(question)
     }
@@ -132,6 +237,12 @@ impl Interview {
                     .to_owned(),
             ));
         }
+        self.ensure_question_open(turn)
+    }
+
+    /// The question of `turn` may still change: the next turn has not started and the
+    /// interview is not over.
+    fn ensure_question_open(&self, turn: u32) -> Result<(), PipelineError> {
         if !self
             .store
             .checkpoints_for_turn(&self.world.session_id, turn + 1)?
@@ -150,6 +261,36 @@ impl Interview {
         }
         Ok(())
     }
+}
+
+/// Longest question a researcher may write, in characters.
+///
+/// Generous for a spoken question while keeping a pasted document out of the transcript and
+/// the prompts built from it.
+pub(crate) const MAX_EDITED_QUESTION_CHARS: usize = 2_000;
+
+/// A researcher's question text as it will be saved: control characters other than newlines
+/// removed, surrounding whitespace trimmed, not empty and not over the limit.
+fn clean_question(text: &str) -> Result<String, PipelineError> {
+    let cleaned: String = text
+        .chars()
+        .map(|c| if c == '\r' || c == '\t' { ' ' } else { c })
+        .filter(|c| !c.is_control() || *c == '\n')
+        .collect();
+    let cleaned = cleaned.trim().to_owned();
+    if cleaned.is_empty() {
+        return Err(PipelineError::State(
+            "the edited question is empty; type a question or keep the proposed one".to_owned(),
+        ));
+    }
+    let chars = cleaned.chars().count();
+    if chars > MAX_EDITED_QUESTION_CHARS {
+        return Err(PipelineError::State(format!(
+            "the edited question is {chars} characters long; the limit is \
+             {MAX_EDITED_QUESTION_CHARS}"
+        )));
+    }
+    Ok(cleaned)
 }
 
 /// Stage 6's output redone for the researcher's strategy and node: stage-1 entries keep their

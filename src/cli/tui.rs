@@ -1,0 +1,141 @@
+//! The terminal app's commands: `interviewer new`, `interviewer resume` and `interviewer` with
+//! no subcommand (the start screen).
+//!
+//! Models and the session are opened before the terminal is taken over where possible, so a
+//! configuration or model error prints as a normal command error. Logs go to the file logger
+//! `main` installs ([`crate::logging`]); nothing is printed while the app runs.
+
+use std::path::Path;
+
+use clap::Args;
+
+use super::CliError;
+use super::interview::DEFAULT_MAX_TURNS;
+use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, services};
+use crate::config::{ConfigDir, FileKind};
+use crate::store::{Store, StoreOps};
+use crate::tui::{ConceptEntry, Mode, StartChoice, StartScreen, Theme};
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// Concept: an id from the config directory or a path to a concept YAML file.
+    #[arg(long, short = 'c')]
+    pub concept: String,
+    /// Methodology: an id or a YAML path (default: the concept's methodology).
+    #[arg(long, short = 'm')]
+    pub methodology: Option<String>,
+    /// Maximum number of turns.
+    #[arg(long, default_value_t = DEFAULT_MAX_TURNS, value_parser = clap::value_parser!(u32).range(1..=500))]
+    pub max_turns: u32,
+    /// A researcher conducts the interview: questions are proposals to accept, edit or
+    /// regenerate, and the researcher types the respondent's answers.
+    #[arg(long)]
+    pub moderator: bool,
+    #[command(flatten)]
+    pub stages: StageFlags,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The session id (see `interviewer sessions`), or `latest`.
+    #[arg(value_name = "SESSION_ID|latest")]
+    pub id: String,
+    /// Continue in moderator mode.
+    #[arg(long)]
+    pub moderator: bool,
+    #[command(flatten)]
+    pub stages: StageFlags,
+}
+
+fn mode(moderator: bool) -> Mode {
+    if moderator {
+        Mode::Moderator
+    } else {
+        Mode::Respondent
+    }
+}
+
+fn tui_error(e: &crate::tui::TuiError) -> CliError {
+    CliError::Input(e.to_string())
+}
+
+/// `interviewer new`: a new interview straight into the app.
+pub fn run_new(
+    dir: &ConfigDir,
+    db: &Path,
+    llm: &LlmOptions,
+    args: &NewArgs,
+) -> Result<(), CliError> {
+    let choice = SessionChoice {
+        concept: Some(args.concept.clone()),
+        methodology: args.methodology.clone(),
+        max_turns: args.max_turns,
+        resume: None,
+    };
+    let interview = open_interview(dir, db, &choice, services(dir, llm, args.stages)?)?;
+    crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e))
+}
+
+/// `interviewer resume ID`: a stored session in the app.
+pub fn run_resume(
+    dir: &ConfigDir,
+    db: &Path,
+    llm: &LlmOptions,
+    args: &ResumeArgs,
+) -> Result<(), CliError> {
+    let choice = SessionChoice {
+        concept: None,
+        methodology: None,
+        max_turns: DEFAULT_MAX_TURNS,
+        resume: Some(args.id.clone()),
+    };
+    let interview = open_interview(dir, db, &choice, services(dir, llm, args.stages)?)?;
+    crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e))
+}
+
+/// `interviewer`: the start screen, then the chosen interview.
+pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), CliError> {
+    let screen = start_screen(dir, db)?;
+    let open = |choice: &StartChoice| {
+        let session = SessionChoice {
+            concept: choice.concept.clone(),
+            methodology: choice.methodology.clone(),
+            max_turns: choice.max_turns,
+            resume: choice.resume.clone(),
+        };
+        services(dir, llm, StageFlags::default())
+            .and_then(|s| open_interview(dir, db, &session, s))
+            .map(|interview| (interview, mode(choice.moderator)))
+            .map_err(|e| e.to_string())
+    };
+    crate::tui::run_start(screen, open).map_err(|e| tui_error(&e))
+}
+
+/// The concepts of the config directory and the stored sessions.
+fn start_screen(dir: &ConfigDir, db: &Path) -> Result<StartScreen, CliError> {
+    let mut concepts = Vec::new();
+    for id in dir.ids(FileKind::Concept) {
+        match dir.concept(&id) {
+            Ok(c) => concepts.push(ConceptEntry {
+                id: c.id,
+                name: c.name,
+                methodology: c.methodology,
+            }),
+            // A broken file is `interviewer check`'s to report; the rest stay usable.
+            Err(e) => tracing::warn!("concept {id} left off the start screen: {e}"),
+        }
+    }
+    let store = Store::open(db).map_err(|e| CliError::Input(e.to_string()))?;
+    let sessions = store
+        .list_sessions()
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    // The app opens its own handle (and takes the session lock) once a session is chosen.
+    drop(store);
+    Ok(StartScreen::new(
+        concepts,
+        dir.ids(FileKind::Methodology),
+        sessions,
+        DEFAULT_MAX_TURNS,
+        Theme::from_env(),
+    ))
+}

@@ -1,0 +1,161 @@
+//! The terminal app: a live interview with the conversation beside panels for signals, score
+//! decomposition, graph statistics and the focus trace, a graph view, and a start screen.
+//!
+//! The app is a view. The interview runs in the session task ([`crate::session`]) on its own
+//! thread; the app sends it [`Command`]s and folds the [`Event`]s it reports into a [`Model`].
+//! One loop ([`EventLoop`]) merges terminal input, ticks and pipeline events, never awaits the
+//! pipeline, and draws a frame after each event. Panels are read-only widgets over the
+//! [`App`]. Who answers does not matter to the model: a person at the keyboard
+//! ([`Mode::Respondent`], [`Mode::Moderator`]) or a simulated respondent ([`Mode::Watch`],
+//! see [`watch`]).
+//!
+//! # Layout
+//!
+//! - `app`: the state and key handling; `model`: pipeline events folded into data.
+//! - `event`, `runner`: the merged event source and the loop; `terminal`: entering and
+//!   restoring the terminal (panics included).
+//! - [`panels`], [`popups`], `view`: drawing; `layout`: where things go at each size.
+//! - `start`: the start screen; `theme`, `strings`, `sanitize`, `text`: styles, wording,
+//!   making untrusted text drawable, and wrapping.
+//!
+//! Logging is the entry point's job (a file subscriber): nothing here prints.
+
+mod app;
+mod event;
+mod layout;
+mod model;
+pub mod panels;
+pub mod popups;
+mod runner;
+mod sanitize;
+mod start;
+mod strings;
+mod terminal;
+mod text;
+mod theme;
+mod view;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::Event as CtEvent;
+use ratatui::DefaultTerminal;
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+
+pub use app::{
+    Action, App, Clock, FixedClock, GraphViewUi, KeyFocus, ListUi, Mode, Popup, SessionInfo,
+    StrategyInfo, SystemClock, Ui,
+};
+pub use event::{AppEvent, EventSources, TICK, forward_terminal};
+pub use layout::{Areas, PanelId, Shape, areas};
+pub use model::{Failure, GraphIndex, Message, Model, Running, Usage, Work};
+pub use runner::{EventLoop, FRAME_BUDGET, Flow, TuiError};
+pub use sanitize::{clean as sanitize, clean_line as sanitize_line};
+pub use start::{ConceptEntry, StartChoice, StartOutcome, StartScreen};
+pub use theme::Theme;
+pub use view::render_panel;
+
+use crate::pipeline::{Event, Interview};
+use crate::session::{self, Command};
+
+/// How long quitting waits for the session task to stop before leaving a running turn to its
+/// checkpoint.
+const SHUTDOWN_WAIT: Duration = Duration::from_millis(500);
+
+/// Runs an opened interview in this terminal until the user quits.
+pub fn run_interview(interview: Interview, mode: Mode) -> Result<(), TuiError> {
+    let runtime = runtime()?;
+    let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
+    let result = runtime.block_on(async {
+        let inputs = spawn_input();
+        interview_screen(terminal, inputs, interview, mode).await
+    });
+    drop(guard);
+    result
+}
+
+/// Shows the start screen; `open` turns the user's choice into an opened interview (or an error
+/// shown on the start screen). Returns when the user quits.
+pub fn run_start(
+    mut screen: StartScreen,
+    mut open: impl FnMut(&StartChoice) -> Result<(Interview, Mode), String>,
+) -> Result<(), TuiError> {
+    let runtime = runtime()?;
+    let (mut terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
+    let result = runtime.block_on(async {
+        let mut inputs = spawn_input();
+        loop {
+            let choice = match start::run(&mut terminal, &mut inputs, &mut screen).await? {
+                StartOutcome::Quit => return Ok(()),
+                StartOutcome::Open(choice) => choice,
+            };
+            screen.set_message(Some(
+                "Opening the session and loading the models…".to_owned(),
+            ));
+            start::draw(&mut terminal, &screen)?;
+            match open(&choice) {
+                Ok((interview, mode)) => {
+                    return interview_screen(terminal, inputs, interview, mode).await;
+                }
+                Err(e) => screen.set_message(Some(e)),
+            }
+        }
+    });
+    drop(guard);
+    result
+}
+
+/// Shows a session whose events come from elsewhere (`simulate --watch`): the same panels,
+/// fed by `events`, until the user quits. `commands`, when given, lets the user end the
+/// interview or retry a failed turn. Must run inside a tokio runtime; takes over the terminal.
+pub async fn watch(
+    info: SessionInfo,
+    events: UnboundedReceiver<Event>,
+    commands: Option<UnboundedSender<Command>>,
+) -> Result<(), TuiError> {
+    let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
+    let inputs = spawn_input();
+    let app = App::new(info, Mode::Watch, Theme::from_env(), Arc::new(SystemClock));
+    let mut event_loop = EventLoop::new(
+        terminal,
+        app,
+        EventSources::new(inputs, events, TICK),
+        commands,
+    );
+    let result = event_loop.run().await;
+    drop(guard);
+    result
+}
+
+async fn interview_screen(
+    terminal: DefaultTerminal,
+    inputs: UnboundedReceiver<CtEvent>,
+    interview: Interview,
+    mode: Mode,
+) -> Result<(), TuiError> {
+    let info = SessionInfo::of(&interview);
+    let handle = session::spawn(interview).map_err(|e| TuiError::Session(e.to_string()))?;
+    let (events, control) = handle.into_parts();
+    let app = App::new(info, mode, Theme::from_env(), Arc::new(SystemClock));
+    let sources = EventSources::new(inputs, events, TICK);
+    let mut event_loop = EventLoop::new(terminal, app, sources, Some(control.commands.clone()));
+    let result = event_loop.run().await;
+    if !control.shutdown_within(SHUTDOWN_WAIT) {
+        tracing::info!("quit during a turn; it resumes from its last checkpoint");
+    }
+    result
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, TuiError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| TuiError::Runtime(e.to_string()))
+}
+
+/// Starts reading the terminal on its own task.
+fn spawn_input() -> UnboundedReceiver<CtEvent> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(forward_terminal(tx));
+    rx
+}

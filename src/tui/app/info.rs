@@ -1,0 +1,93 @@
+//! What the app knows about a session besides its events ([`SessionInfo`]), and where its
+//! time comes from ([`Clock`]).
+
+use std::time::Instant;
+
+use crate::config::NodeBinding;
+use crate::llm::{LlmRouter, Role};
+use crate::pipeline::{Interview, InterviewSpec};
+
+/// A strategy of the methodology, as the regenerate popup offers it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StrategyInfo {
+    pub name: String,
+    /// Whether the strategy targets a focus node.
+    pub node_bound: bool,
+}
+
+/// What the app shows about the session that no event carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub concept_id: String,
+    pub concept_name: String,
+    pub methodology: String,
+    pub max_turns: u32,
+    pub provider: String,
+    pub model: String,
+    pub strategies: Vec<StrategyInfo>,
+}
+
+impl SessionInfo {
+    /// The facts of an opened interview (read before it moves to the session task).
+    pub fn of(interview: &Interview) -> Self {
+        Self::of_spec(
+            interview.session_id(),
+            interview.spec(),
+            &interview.services.llm,
+        )
+    }
+
+    /// The facts of a session about to run elsewhere (`simulate --watch`).
+    pub fn of_spec(session_id: &str, spec: &InterviewSpec, llm: &LlmRouter) -> Self {
+        let binding = llm.binding(Role::QuestionGeneration).ok();
+        Self {
+            session_id: session_id.to_owned(),
+            concept_id: spec.concept.id.clone(),
+            concept_name: spec.concept.name.clone(),
+            methodology: spec.methodology.method.name.clone(),
+            max_turns: spec.max_turns,
+            provider: binding
+                .map(|b| b.provider.name().to_owned())
+                .unwrap_or_default(),
+            model: binding
+                .map(|b| b.provider.model().to_owned())
+                .unwrap_or_default(),
+            strategies: spec
+                .methodology
+                .strategies
+                .iter()
+                .map(|s| StrategyInfo {
+                    name: s.name.clone(),
+                    node_bound: s.node_binding != NodeBinding::None,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Where time comes from: the system clock, or a fixed instant in tests so that elapsed times
+/// drawn on screen are stable.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> Instant;
+}
+
+/// The real clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// A clock that never moves: every elapsed time is zero.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedClock(pub Instant);
+
+impl Clock for FixedClock {
+    fn now(&self) -> Instant {
+        self.0
+    }
+}

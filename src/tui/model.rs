@@ -1,0 +1,403 @@
+//! The session as the app knows it: pipeline [`Event`]s folded into plain data. Nothing here
+//! draws or reads keys; whoever produced the events (the session task with a person typing, a
+//! simulation with a synthetic respondent, a test replaying a run) the same fold applies.
+//!
+//! Every text that came from a respondent or a model is sanitised here, on the way in, so the
+//! panels only ever hold drawable text.
+
+mod graph;
+
+use std::time::Instant;
+
+use crate::domain::Speaker;
+use crate::pipeline::events::SessionSnapshot;
+use crate::pipeline::{Event, Stage, TurnResult};
+
+pub use graph::GraphIndex;
+
+use super::sanitize::{clean, clean_line};
+
+/// One utterance on screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub turn: u32,
+    pub speaker: Speaker,
+    pub text: String,
+    /// Why the text is not the engine's own (an override), or that it closes the interview.
+    pub note: Option<String>,
+}
+
+/// What the session is busy with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// The opening question is being generated (or an interrupted turn resumed).
+    Starting,
+    /// A turn runs on an answer.
+    Turn,
+    /// A researcher's regeneration or edit of the pending question.
+    Override,
+}
+
+/// Work in progress: which turn, which stage, since when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Running {
+    pub work: Work,
+    pub turn: u32,
+    pub stage: Option<Stage>,
+    pub since: Instant,
+}
+
+/// A failed turn or override, as the error popup shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub turn: u32,
+    pub stage: Stage,
+    pub error: String,
+    pub work: Work,
+}
+
+/// Tokens and cost so far: the store's totals from the last snapshot plus calls since.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    fn add(&mut self, tokens_in: u64, tokens_out: u64, cost: Option<f64>) {
+        self.tokens_in = self.tokens_in.saturating_add(tokens_in);
+        self.tokens_out = self.tokens_out.saturating_add(tokens_out);
+        if let Some(c) = cost {
+            self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
+        }
+    }
+}
+
+/// The folded session.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    pub conversation: Vec<Message>,
+    /// The question being streamed: its turn and the text so far.
+    pub streaming: Option<(u32, String)>,
+    /// The turn whose question waits for an answer.
+    pub question_turn: Option<u32>,
+    pub running: Option<Running>,
+    /// The latest completed turn (adjusted by overrides).
+    pub last: Option<Box<TurnResult>>,
+    pub snapshot: Option<Box<SessionSnapshot>>,
+    /// Lookups over the snapshot's graph, rebuilt with each snapshot.
+    pub graph: GraphIndex,
+    pub usage: Usage,
+    /// Provider and model of the latest call (the question model's once known).
+    pub provider: Option<(String, String)>,
+    pub failure: Option<Failure>,
+    pub finished: Option<String>,
+    pub fatal: Option<String>,
+    /// The latest warning that does not stop the interview (shown in the status bar).
+    pub warning: Option<String>,
+    /// Completed turns.
+    pub turns_done: u32,
+    /// The pipeline's event stream ended (the session task stopped).
+    pub closed: bool,
+}
+
+impl Model {
+    /// Marks work the app just asked for, so sending is disabled before the first event.
+    pub fn begin(&mut self, work: Work, turn: u32, now: Instant) {
+        self.failure = None;
+        self.running = Some(Running {
+            work,
+            turn,
+            stage: None,
+            since: now,
+        });
+    }
+
+    /// Folds one event; `now` stamps stage starts.
+    pub fn apply(&mut self, event: Event, now: Instant) {
+        match event {
+            Event::StageStarted { turn, stage } => {
+                let (work, since) = match self.running {
+                    Some(r) if r.turn == turn => (r.work, r.since),
+                    _ => (Work::Turn, now),
+                };
+                self.running = Some(Running {
+                    work,
+                    turn,
+                    stage: Some(stage),
+                    since,
+                });
+            }
+            Event::StageFinished { .. } | Event::TurnCompleted(_) | Event::Resumed(_) => {
+                self.apply_result(event);
+            }
+            Event::LlmCall {
+                role,
+                provider,
+                model,
+                tokens_in,
+                tokens_out,
+                cost_usd,
+                ..
+            } => {
+                self.usage.add(tokens_in, tokens_out, cost_usd);
+                if self.provider.is_none() || role == crate::llm::Role::QuestionGeneration {
+                    self.provider = Some((clean_line(&provider), clean_line(&model)));
+                }
+            }
+            Event::QuestionDelta { turn, text } => match &mut self.streaming {
+                Some((t, so_far)) if *t == turn => so_far.push_str(&clean(&text)),
+                _ => self.streaming = Some((turn, clean(&text))),
+            },
+            Event::Question {
+                turn,
+                text,
+                closing,
+            } => self.question(turn, &text, closing),
+            Event::TurnFailed { turn, stage, error } => {
+                let work = self.running.map_or(Work::Turn, |r| r.work);
+                self.running = None;
+                self.streaming = None;
+                self.failure = Some(Failure {
+                    turn,
+                    stage,
+                    error: clean(&error),
+                    work,
+                });
+            }
+            Event::Finished { reason } => {
+                self.running = None;
+                self.question_turn = None;
+                self.finished = Some(clean_line(&reason));
+            }
+            Event::Fatal { error } => {
+                self.running = None;
+                self.fatal = Some(clean(&error));
+            }
+            Event::Warning { message } => self.warning = Some(clean_line(&message)),
+            Event::AnswerReceived { turn, text } => {
+                self.upsert(turn, Speaker::Respondent, clean(text.trim()), None);
+                self.question_turn = None;
+                if self.running.is_none_or(|r| r.turn != turn) {
+                    self.begin(Work::Turn, turn, now);
+                }
+            }
+            Event::Overridden { .. } => self.overridden(event, now),
+            Event::Snapshot(snapshot) => self.snapshot(snapshot),
+        }
+    }
+
+    fn apply_result(&mut self, event: Event) {
+        match event {
+            Event::TurnCompleted(result) => {
+                self.turns_done = result.turn_number;
+                self.last = Some(result);
+            }
+            Event::Resumed(history) => {
+                if self.conversation.is_empty() {
+                    for line in history.transcript {
+                        self.upsert(line.turn, line.speaker, clean(line.text.trim()), None);
+                    }
+                }
+                if let Some(last) = history.last_turn {
+                    self.turns_done = last.turn_number;
+                    self.last = Some(Box::new(last));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn question(&mut self, turn: u32, text: &str, closing: bool) {
+        let note = if closing {
+            Some("closing question".to_owned())
+        } else {
+            self.conversation
+                .iter()
+                .find(|m| m.turn == turn && m.speaker == Speaker::Interviewer)
+                .and_then(|m| m.note.clone())
+                .filter(|_| self.running.is_some_and(|r| r.work == Work::Override))
+        };
+        self.upsert(turn, Speaker::Interviewer, clean(text.trim()), note);
+        self.streaming = None;
+        self.running = None;
+        self.failure = None;
+        self.question_turn = (!closing && self.finished.is_none()).then_some(turn);
+    }
+
+    fn overridden(&mut self, event: Event, now: Instant) {
+        let Event::Overridden {
+            turn,
+            strategy,
+            focus,
+            score_decomposition,
+            edited,
+        } = event
+        else {
+            return;
+        };
+        let focus_label = focus.as_ref().map(|f| clean_line(&f.label));
+        let note = if edited {
+            "edited by the researcher".to_owned()
+        } else {
+            match &focus_label {
+                Some(label) => format!("regenerated: {} → {label}", clean_line(&strategy)),
+                None => format!("regenerated: {}", clean_line(&strategy)),
+            }
+        };
+        if let Some(last) = self.last.as_mut().filter(|l| l.turn_number == turn) {
+            last.strategy_selected = strategy;
+            last.focus = focus;
+            if let Some(d) = score_decomposition {
+                last.score_decomposition = d;
+            }
+        }
+        // The Question event that follows must keep this note.
+        self.running = Some(Running {
+            work: Work::Override,
+            turn,
+            stage: None,
+            since: self.running.map_or(now, |r| r.since),
+        });
+        if let Some(m) = self
+            .conversation
+            .iter_mut()
+            .find(|m| m.turn == turn && m.speaker == Speaker::Interviewer)
+        {
+            m.note = Some(note);
+        }
+    }
+
+    fn snapshot(&mut self, snapshot: Box<SessionSnapshot>) {
+        self.usage = Usage {
+            tokens_in: snapshot.usage.tokens_in,
+            tokens_out: snapshot.usage.tokens_out,
+            cost_usd: snapshot.usage.cost_usd,
+        };
+        if let Some(reason) = &snapshot.finished {
+            self.finished = Some(clean_line(reason));
+            self.question_turn = None;
+        }
+        self.turns_done = self.turns_done.max(snapshot.turn_count);
+        self.graph = GraphIndex::build(&snapshot);
+        self.snapshot = Some(snapshot);
+    }
+
+    /// Inserts or replaces the utterance of `speaker` in `turn`, keeping turn order.
+    fn upsert(&mut self, turn: u32, speaker: Speaker, text: String, note: Option<String>) {
+        if let Some(m) = self
+            .conversation
+            .iter_mut()
+            .find(|m| m.turn == turn && m.speaker == speaker)
+        {
+            m.text = text;
+            m.note = note;
+            return;
+        }
+        let rank = |m: &Message| (m.turn, u8::from(m.speaker == Speaker::Interviewer));
+        let new = Message {
+            turn,
+            speaker,
+            text,
+            note,
+        };
+        let at = self
+            .conversation
+            .iter()
+            .position(|m| rank(m) > rank(&new))
+            .unwrap_or(self.conversation.len());
+        self.conversation.insert(at, new);
+    }
+
+    /// Whether the focus entry of `turn` was overridden by a researcher.
+    pub fn overridden_turn(&self, turn: u32) -> bool {
+        self.snapshot.as_ref().is_some_and(|s| {
+            s.focus_history
+                .iter()
+                .any(|e| e.turn == turn && e.overridden)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_and_questions_stay_in_turn_order_and_are_sanitised() {
+        let mut m = Model::default();
+        let now = Instant::now();
+        m.apply(
+            Event::Question {
+                turn: 0,
+                text: "Opening?".into(),
+                closing: false,
+            },
+            now,
+        );
+        assert_eq!(m.question_turn, Some(0));
+        m.apply(
+            Event::AnswerReceived {
+                turn: 1,
+                text: "hi \u{1b}[2J".into(),
+            },
+            now,
+        );
+        assert!(m.running.is_some());
+        assert_eq!(m.question_turn, None);
+        m.apply(
+            Event::QuestionDelta {
+                turn: 1,
+                text: "Why".into(),
+            },
+            now,
+        );
+        m.apply(
+            Event::QuestionDelta {
+                turn: 1,
+                text: "?".into(),
+            },
+            now,
+        );
+        assert_eq!(m.streaming, Some((1, "Why?".to_owned())));
+        m.apply(
+            Event::Question {
+                turn: 1,
+                text: "Why?".into(),
+                closing: false,
+            },
+            now,
+        );
+        let texts: Vec<(u32, &str)> = m
+            .conversation
+            .iter()
+            .map(|m| (m.turn, m.text.as_str()))
+            .collect();
+        assert_eq!(texts, [(0, "Opening?"), (1, "hi ␛[2J"), (1, "Why?")]);
+        assert_eq!(m.streaming, None);
+        assert_eq!(m.running, None);
+        assert_eq!(m.question_turn, Some(1));
+    }
+
+    #[test]
+    fn a_failure_stops_the_work_and_keeps_the_stage() {
+        let mut m = Model::default();
+        let now = Instant::now();
+        m.begin(Work::Turn, 3, now);
+        m.apply(
+            Event::TurnFailed {
+                turn: 3,
+                stage: Stage::Extraction,
+                error: "extraction call failed: timeout".into(),
+            },
+            now,
+        );
+        assert_eq!(m.running, None);
+        let f = m.failure.clone().unwrap();
+        assert_eq!(
+            (f.turn, f.stage, f.work),
+            (3, Stage::Extraction, Work::Turn)
+        );
+    }
+}

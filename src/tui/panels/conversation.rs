@@ -1,0 +1,147 @@
+//! The conversation: questions and answers with speaker headers, wrapped to the panel, the
+//! question being generated as it streams, and a moderator's proposal marked as such.
+//!
+//! Questions are numbered by the answer they ask for: the opening question is Q1 and is
+//! answered by A1 (pipeline turn 1).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use super::{frame, has_focus, scrolled};
+use crate::domain::Speaker;
+use crate::tui::app::{App, Mode};
+use crate::tui::layout::PanelId;
+use crate::tui::model::Message;
+use crate::tui::strings;
+use crate::tui::text::wrap;
+
+/// Columns of indentation before message text.
+const INDENT: &str = "  ";
+
+/// The conversation panel.
+#[derive(Debug)]
+pub struct ConversationPanel<'a> {
+    app: &'a App,
+}
+
+impl<'a> ConversationPanel<'a> {
+    pub fn new(app: &'a App) -> Self {
+        Self { app }
+    }
+}
+
+impl Widget for &ConversationPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let focused = has_focus(app, PanelId::Conversation);
+        let block = frame(strings::CONVERSATION, &app.theme, focused);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let lines = lines(app, usize::from(inner.width));
+        let height = usize::from(inner.height);
+        let bottom = lines.len().saturating_sub(height);
+        let offset = bottom.saturating_sub(app.ui.conversation_scroll);
+        scrolled(lines, offset, inner, buf);
+    }
+}
+
+/// How far the conversation can scroll up at the current size.
+pub fn max_scroll(app: &App) -> usize {
+    let areas = app.areas();
+    let Some(area) = areas.panel(PanelId::Conversation) else {
+        return 0;
+    };
+    let inner_width = usize::from(area.width.saturating_sub(2));
+    let inner_height = usize::from(area.height.saturating_sub(2));
+    lines(app, inner_width).len().saturating_sub(inner_height)
+}
+
+/// Every row of the conversation at `width` columns.
+fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let model = &app.model;
+    let text_width = width.saturating_sub(INDENT.len() + 1).max(8);
+    let mut out = Vec::new();
+    let streaming = model.streaming.as_ref();
+    for m in &model.conversation {
+        let replaced =
+            streaming.is_some_and(|(t, _)| *t == m.turn) && m.speaker == Speaker::Interviewer;
+        if replaced {
+            continue;
+        }
+        let proposal = app.mode == Mode::Moderator
+            && m.speaker == Speaker::Interviewer
+            && app.proposal_pending()
+            && model.question_turn == Some(m.turn);
+        push_message(&mut out, app, m, proposal, text_width);
+    }
+    if let Some((turn, text)) = streaming {
+        let header = Line::from(vec![
+            Span::styled(strings::INTERVIEWER, theme.interviewer),
+            Span::styled(format!(" · Q{} · writing…", turn + 1), theme.dim),
+        ]);
+        out.push(header);
+        push_body(&mut out, &format!("{text}▍"), theme.streaming, text_width);
+        out.push(Line::default());
+    }
+    if out.is_empty() {
+        out.push(Line::from(Span::styled(
+            "The opening question appears here.",
+            theme.dim,
+        )));
+    }
+    out
+}
+
+fn push_message(
+    out: &mut Vec<Line<'static>>,
+    app: &App,
+    m: &Message,
+    proposal: bool,
+    width: usize,
+) {
+    let theme = &app.theme;
+    let (name, style, tag) = match m.speaker {
+        Speaker::Interviewer => (
+            strings::INTERVIEWER,
+            theme.interviewer,
+            format!("Q{}", m.turn + 1),
+        ),
+        Speaker::Respondent => (
+            strings::RESPONDENT,
+            theme.respondent,
+            format!("A{}", m.turn),
+        ),
+    };
+    let mut header = vec![
+        Span::styled(name, style),
+        Span::styled(format!(" · {tag}"), theme.dim),
+    ];
+    if proposal {
+        header.push(Span::styled(" · proposed", theme.proposal));
+    }
+    out.push(Line::from(header));
+    if let Some(note) = &m.note {
+        for row in wrap(&format!("↻ {note}"), width) {
+            out.push(Line::from(vec![
+                Span::raw(INDENT),
+                Span::styled(row, theme.warning),
+            ]));
+        }
+    }
+    let body_style = if proposal { theme.proposal } else { theme.text };
+    push_body(out, &m.text, body_style, width);
+    out.push(Line::default());
+}
+
+fn push_body(out: &mut Vec<Line<'static>>, text: &str, style: Style, width: usize) {
+    for row in wrap(text, width) {
+        out.push(Line::from(vec![
+            Span::raw(INDENT),
+            Span::styled(row, style),
+        ]));
+    }
+}

@@ -1,0 +1,247 @@
+//! Graph statistics after the latest turn: surface and canonical counts, depth and the longest
+//! chain, the edge/node ratio, the saturation metrics with the two meta saturation scores, and
+//! a sparkline of new nodes per turn.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use super::{bar, empty_note, frame, has_focus, scrolled};
+use crate::domain::{SignalValue, format_number};
+use crate::graph::model::SlotStatus;
+use crate::pipeline::TurnResult;
+use crate::tui::app::App;
+use crate::tui::layout::PanelId;
+use crate::tui::sanitize::clean_line;
+use crate::tui::strings;
+use crate::tui::text::{pad, wrap};
+use crate::tui::theme::Theme;
+
+/// Sparkline levels, lowest first.
+const SPARKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// Width of the label column.
+const LABEL: usize = 15;
+
+/// The graph statistics panel.
+#[derive(Debug)]
+pub struct GraphStatsPanel<'a> {
+    app: &'a App,
+}
+
+impl<'a> GraphStatsPanel<'a> {
+    pub fn new(app: &'a App) -> Self {
+        Self { app }
+    }
+}
+
+impl Widget for &GraphStatsPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let focused = has_focus(app, PanelId::GraphStats);
+        let block = frame(strings::GRAPH_STATS, &app.theme, focused);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if app.model.last.is_none() {
+            empty_note(inner, buf, strings::NO_TURN_YET, &app.theme);
+            return;
+        }
+        let lines = lines(app, usize::from(inner.width));
+        scrolled(lines, app.ui.graph_stats_scroll, inner, buf);
+    }
+}
+
+/// Rows the panel has at `width` (for scroll bounds).
+pub fn line_count(app: &App, width: usize) -> usize {
+    lines(app, width).len()
+}
+
+fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let Some(last) = &app.model.last else {
+        return Vec::new();
+    };
+    let g = &last.graph_state;
+    let mut out = Vec::new();
+    let orphans = if g.orphan_count == 1 {
+        "orphan"
+    } else {
+        "orphans"
+    };
+    row(
+        &mut out,
+        "Surface",
+        &format!(
+            "{} nodes · {} edges · {} {orphans}",
+            g.node_count, g.edge_count, g.orphan_count
+        ),
+        width,
+        theme,
+    );
+    let by_type: Vec<String> = nodes_by_type(app, last)
+        .into_iter()
+        .map(|(t, n)| format!("{t} {n}"))
+        .collect();
+    row(&mut out, "  by type", &by_type.join(" · "), width, theme);
+    row(&mut out, "Canonical", &canonical(app, last), width, theme);
+    let chain_nodes = g.longest_chain_path.len();
+    row(
+        &mut out,
+        "Depth",
+        &format!(
+            "max {} · longest chain {chain_nodes} nodes · avg {:.2}",
+            g.max_depth, g.avg_depth
+        ),
+        width,
+        theme,
+    );
+    let ratio = if g.node_count == 0 {
+        0.0
+    } else {
+        f64::from(g.edge_count) / f64::from(g.node_count)
+    };
+    row(
+        &mut out,
+        "Edge/node",
+        &format!(
+            "{ratio:.2} · chains complete {:.0}%",
+            g.chain_completion_ratio * 100.0
+        ),
+        width,
+        theme,
+    );
+    saturation(&mut out, last, width, theme);
+    out.push(sparkline(app, theme));
+    if chain_nodes > 1 {
+        let chain: Vec<&str> = g
+            .longest_chain_path
+            .iter()
+            .map(|id| app.model.graph.label(id))
+            .collect();
+        row(
+            &mut out,
+            "Longest",
+            &clean_line(&chain.join(" → ")),
+            width,
+            theme,
+        );
+    }
+    out
+}
+
+/// A labelled row; a value wider than the panel wraps under itself.
+fn row(out: &mut Vec<Line<'static>>, label: &str, value: &str, width: usize, theme: &Theme) {
+    let room = width.saturating_sub(LABEL).max(8);
+    for (i, part) in wrap(value, room).into_iter().enumerate() {
+        let head = if i == 0 { label } else { "" };
+        out.push(Line::from(vec![
+            Span::styled(pad(head, LABEL), theme.dim),
+            Span::raw(part),
+        ]));
+    }
+}
+
+/// Node counts by type, in ontology level order when the snapshot knows the levels.
+fn nodes_by_type(app: &App, last: &TurnResult) -> Vec<(String, u32)> {
+    let by_type = &last.graph_state.nodes_by_type;
+    let mut out: Vec<(String, u32)> = app
+        .model
+        .graph
+        .levels
+        .iter()
+        .filter_map(|l| by_type.get(&l.node_type).map(|n| (l.node_type.clone(), *n)))
+        .collect();
+    for (t, n) in by_type {
+        if !out.iter().any(|(known, _)| known == t) {
+            out.push((clean_line(t), *n));
+        }
+    }
+    out
+}
+
+fn canonical(app: &App, last: &TurnResult) -> String {
+    let (active, candidate) = app.model.snapshot.as_ref().map_or((0, 0), |s| {
+        let active = s
+            .slots
+            .iter()
+            .filter(|x| x.status == SlotStatus::Active)
+            .count();
+        (active, s.slots.len() - active)
+    });
+    match &last.canonical_graph {
+        Some(c) => format!(
+            "{active} active · {candidate} candidate slots · {} edges · {} orphans · depth {}",
+            c.edge_count, c.orphan_count, c.max_depth
+        ),
+        None => "off (stage 4.5 disabled)".to_owned(),
+    }
+}
+
+fn saturation(out: &mut Vec<Line<'static>>, last: &TurnResult, width: usize, theme: &Theme) {
+    let s = &last.saturation_metrics;
+    out.push(Line::from(Span::styled("Saturation", theme.title)));
+    out.push(meter("  chao1", s.chao1_ratio, theme));
+    out.push(meter("  new info", s.new_info_rate, theme));
+    row(
+        out,
+        "  streaks",
+        &format!(
+            "low-info {} · shallow {} · plateau {}",
+            s.consecutive_low_info, s.consecutive_shallow, s.consecutive_depth_plateau
+        ),
+        width,
+        theme,
+    );
+    row(
+        out,
+        "  saturated",
+        if s.is_saturated { "yes" } else { "no" },
+        width,
+        theme,
+    );
+    out.push(Line::from(Span::styled("Meta saturation", theme.title)));
+    for (label, key) in [
+        ("  conversation", "meta.conversation.saturation"),
+        ("  canonical", "meta.canonical.saturation"),
+    ] {
+        match last.signals.get(key) {
+            Some(SignalValue::Number(n)) => out.push(meter(label, *n, theme)),
+            _ => row(out, label, "n/a", width, theme),
+        }
+    }
+}
+
+fn meter(label: &str, value: f64, theme: &Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled(pad(label, LABEL), theme.dim)];
+    spans.extend(bar(value, 8, theme));
+    spans.push(Span::raw(format!(" {}", format_number(value))));
+    Line::from(spans)
+}
+
+fn sparkline(app: &App, theme: &Theme) -> Line<'static> {
+    let counts = app
+        .model
+        .snapshot
+        .as_ref()
+        .map(|s| s.new_nodes_per_turn.clone())
+        .unwrap_or_default();
+    let max = counts.iter().copied().max().unwrap_or(0);
+    let spark: String = counts
+        .iter()
+        .map(|&n| {
+            if max == 0 {
+                SPARKS[0]
+            } else {
+                let i = (n as usize * (SPARKS.len() - 1)).div_ceil(max as usize);
+                SPARKS.get(i).copied().unwrap_or('█')
+            }
+        })
+        .collect();
+    let numbers: Vec<String> = counts.iter().map(u32::to_string).collect();
+    Line::from(vec![
+        Span::styled(pad("New/turn", LABEL), theme.dim),
+        Span::styled(spark, theme.bar),
+        Span::styled(format!("  {}", numbers.join(" ")), theme.dim),
+    ])
+}

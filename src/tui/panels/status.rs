@@ -1,0 +1,251 @@
+//! The status bar (concept, methodology, phase, turn, the running stage with a spinner and its
+//! elapsed time, provider and model, tokens and cost), the key hint line, and the answer box
+//! with the reason it does not send.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use super::frame;
+use crate::domain::Phase;
+use crate::tui::app::{App, KeyFocus, Mode};
+use crate::tui::model::Work;
+use crate::tui::sanitize::clean_line;
+use crate::tui::strings;
+use crate::tui::text::{truncate, width};
+
+/// Spinner frames, one per tick.
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The one-line status bar.
+#[derive(Debug)]
+pub struct StatusBar<'a> {
+    app: &'a App,
+}
+
+impl<'a> StatusBar<'a> {
+    pub fn new(app: &'a App) -> Self {
+        Self { app }
+    }
+}
+
+impl Widget for &StatusBar<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let theme = &app.theme;
+        buf.set_style(area, theme.status);
+        let left = left_part(app);
+        let space = usize::from(area.width);
+        let mut spans = Vec::new();
+        match app.mode {
+            Mode::Moderator => spans.push(Span::styled(" MODERATOR ", theme.status_accent)),
+            Mode::Watch => spans.push(Span::styled(" WATCH ", theme.status_accent)),
+            Mode::Respondent => {}
+        }
+        spans.push(Span::styled(format!(" {left} "), theme.status));
+        spans.push(Span::styled(activity(app), theme.status_accent));
+        let used: usize = spans.iter().map(Span::width).sum();
+        // Narrow terminals drop the provider first; tokens and cost stay as long as they fit.
+        let right = [right_part(app, true), right_part(app, false)]
+            .into_iter()
+            .find(|r| used + width(r) < space)
+            .unwrap_or_default();
+        let right_width = width(&right);
+        if right_width > 0 {
+            let gap = space - used - right_width;
+            spans.push(Span::styled(" ".repeat(gap), theme.status));
+            spans.push(Span::styled(right, theme.status));
+        }
+        Line::from(spans).render(area, buf);
+    }
+}
+
+fn left_part(app: &App) -> String {
+    let info = &app.info;
+    let m = &app.model;
+    let max = info.max_turns.max(1);
+    let turn = if m.finished.is_some() {
+        format!("turn {}/{max} done", m.turns_done)
+    } else {
+        format!("turn {}/{max}", (m.turns_done + 1).min(max))
+    };
+    let phase = Phase::for_turn(m.turns_done + 1, max);
+    format!(
+        "{} · {} · phase {phase} · {turn}",
+        clean_line(&info.concept_id),
+        clean_line(&info.methodology)
+    )
+}
+
+/// The running stage with spinner and elapsed time, or what the session waits for.
+fn activity(app: &App) -> String {
+    let m = &app.model;
+    if let Some(r) = m.running {
+        let frame_index = usize::try_from(app.ui.tick % SPINNER.len() as u64).unwrap_or(0);
+        let spinner = SPINNER.get(frame_index).copied().unwrap_or("⠿");
+        let elapsed = app.now().saturating_duration_since(r.since).as_secs_f64();
+        let what = match (r.stage, r.work) {
+            (Some(s), _) => format!("{} {}", s.number(), s.name()),
+            (None, Work::Override) => "regenerating".to_owned(),
+            (None, Work::Starting) => "starting".to_owned(),
+            (None, Work::Turn) => "sending".to_owned(),
+        };
+        return format!("{spinner} {what} {elapsed:.1}s ");
+    }
+    if m.fatal.is_some() {
+        "✗ session stopped ".to_owned()
+    } else if let Some(w) = &m.warning {
+        format!("⚠ {} ", truncate(w, 48))
+    } else if m.finished.is_some() {
+        "✓ finished ".to_owned()
+    } else if m.failure.is_some() {
+        "✗ turn failed ".to_owned()
+    } else if app.proposal_pending() {
+        "● proposal ".to_owned()
+    } else if m.question_turn.is_some() {
+        "● ready ".to_owned()
+    } else {
+        "○ starting ".to_owned()
+    }
+}
+
+fn right_part(app: &App, with_provider: bool) -> String {
+    let m = &app.model;
+    let (provider, model) = m
+        .provider
+        .clone()
+        .unwrap_or_else(|| (clean_line(&app.info.provider), clean_line(&app.info.model)));
+    let tokens = m.usage.tokens_in.saturating_add(m.usage.tokens_out);
+    let cost = m
+        .usage
+        .cost_usd
+        .map_or_else(|| "cost n/a".to_owned(), |c| format!("${c:.4}"));
+    let usage = format!("{} tok · {cost} ", thousands(tokens));
+    if with_provider {
+        format!("{} · {usage}", truncate(&format!("{provider}/{model}"), 40))
+    } else {
+        usage
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The key hint line under the screen.
+#[derive(Debug)]
+pub struct HintBar<'a> {
+    app: &'a App,
+}
+
+impl<'a> HintBar<'a> {
+    pub fn new(app: &'a App) -> Self {
+        Self { app }
+    }
+}
+
+impl Widget for &HintBar<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let hint = if app.ui.graph_view.is_some() {
+            strings::HINT_GRAPH
+        } else if app.mode == Mode::Watch {
+            strings::HINT_WATCH
+        } else if app.ui.editing {
+            strings::HINT_EDIT
+        } else if app.proposal_pending() && app.ui.focus == KeyFocus::Answer {
+            strings::HINT_PROPOSAL
+        } else if app.ui.focus == KeyFocus::Answer {
+            strings::HINT_TYPING
+        } else {
+            strings::HINT_PANELS
+        };
+        let text = truncate(hint, usize::from(area.width));
+        Line::from(Span::styled(text, app.theme.dim)).render(area, buf);
+    }
+}
+
+/// The answer box: the text being typed, titled with why it does not send when it cannot.
+#[derive(Debug)]
+pub struct AnswerBox<'a> {
+    app: &'a App,
+}
+
+impl<'a> AnswerBox<'a> {
+    pub fn new(app: &'a App) -> Self {
+        Self { app }
+    }
+}
+
+impl Widget for &AnswerBox<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let theme = &app.theme;
+        let focused = app.ui.focus == KeyFocus::Answer;
+        let title = if app.ui.editing {
+            strings::EDIT_QUESTION
+        } else {
+            strings::ANSWER
+        };
+        let mut block = frame(title, theme, focused);
+        let notice = app
+            .ui
+            .flash
+            .clone()
+            .map(|f| (f, theme.warning))
+            .or_else(|| {
+                (!app.ui.editing)
+                    .then(|| app.send_blocked())
+                    .flatten()
+                    .map(|r| (r.to_owned(), theme.dim))
+            });
+        if let Some((text, style)) = notice {
+            let room = usize::from(area.width).saturating_sub(width(title) + 8);
+            block = block.title(
+                Line::from(Span::styled(format!(" {} ", truncate(&text, room)), style))
+                    .right_aligned(),
+            );
+        }
+        let inner = block.inner(area);
+        block.render(area, buf);
+        // Nothing more can be sent: an empty box (and its placeholder) would invite typing.
+        if app.mode == Mode::Watch || app.model.finished.is_some() || app.model.fatal.is_some() {
+            return;
+        }
+        if app.input.is_empty() && app.send_blocked().is_some() && !app.ui.editing {
+            // The title says why nothing can be sent; a placeholder would say the opposite.
+            return;
+        }
+        if focused {
+            (&app.input).render(inner, buf);
+        } else {
+            // The cursor block only where the keys go.
+            let mut input = app.input.clone();
+            input.set_cursor_style(ratatui::style::Style::new());
+            (&input).render(inner, buf);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -1,0 +1,217 @@
+//! Shared set-up for the terminal app's tests: the scripted oat milk interview run through the
+//! real session task (with the deterministic hash embedder), its events recorded in order and
+//! folded into an [`App`] on demand.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use interviewer::config::ConfigDir;
+use interviewer::embed::{Embedder, HashEmbedder};
+use interviewer::llm::{LlmProvider, LlmRouter, RetryPolicy, ScriptedProvider};
+use interviewer::pipeline::{Event, Interview, InterviewSpec, PipelineSettings, Services};
+use interviewer::session::{self, Command, SessionControl};
+use interviewer::store::Store;
+use interviewer::tui::{App, FixedClock, Mode, SessionInfo, Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+pub const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Session id of every recorded interview, so ids drawn on screen are stable.
+pub const SESSION_ID: &str = "tui-test";
+
+/// Longest wait for one command's events.
+pub const WAIT: Duration = Duration::from_secs(60);
+
+pub fn example(name: &str) -> PathBuf {
+    Path::new(MANIFEST).join("assets/examples").join(name)
+}
+
+pub fn config() -> ConfigDir {
+    ConfigDir::new(Path::new(MANIFEST).join("config"))
+}
+
+pub fn spec(max_turns: u32) -> InterviewSpec {
+    let dir = config();
+    InterviewSpec {
+        methodology: dir.methodology("means_end_chain").unwrap(),
+        concept: dir.concept("oat_milk").unwrap(),
+        rubrics: dir.rubrics().unwrap(),
+        max_turns,
+    }
+}
+
+/// The scripted provider for `script` and the hash embedder; no retry delays.
+pub fn services(script: &Path) -> Services {
+    let provider = ScriptedProvider::load(script).unwrap_or_else(|e| panic!("{e}"));
+    let embedder: Arc<dyn Embedder> = Arc::new(HashEmbedder::default());
+    let router =
+        LlmRouter::single(&(Arc::new(provider) as Arc<dyn LlmProvider>)).with_retry(RetryPolicy {
+            max_attempts: 1,
+            base_delay: Duration::ZERO,
+            max_retry_after: Duration::ZERO,
+        });
+    Services {
+        llm: Arc::new(router),
+        embedder,
+        settings: PipelineSettings::default(),
+    }
+}
+
+/// The scripted answers, one per turn.
+pub fn answers() -> Vec<String> {
+    let text = std::fs::read_to_string(example("oat_milk_answers.txt")).unwrap();
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The oat milk script with extraction failing in `turn`.
+pub fn failing_script(dir: &Path, turn: u32) -> PathBuf {
+    let text = std::fs::read_to_string(example("oat_milk_script.yaml")).unwrap();
+    let failing = text.replacen(
+        "extraction:\n",
+        &format!("extraction:\n  - turn: {turn}\n    error: \"model unavailable (HTTP 503)\"\n"),
+        1,
+    );
+    assert_ne!(failing, text, "the script has an extraction section");
+    let path = dir.join("failing_script.yaml");
+    std::fs::write(&path, failing).unwrap();
+    path
+}
+
+/// A session on a fresh database in `dir`, started on the session task.
+pub fn start(
+    dir: &Path,
+    script: &Path,
+    max_turns: u32,
+) -> (SessionInfo, UnboundedReceiver<Event>, SessionControl) {
+    let store = Store::open(dir.join("interviews.db")).unwrap();
+    let interview = Interview::create(
+        store,
+        spec(max_turns),
+        services(script),
+        Some(SESSION_ID.to_owned()),
+    )
+    .unwrap();
+    let info = SessionInfo::of(&interview);
+    let (events, control) = session::spawn(interview).unwrap().into_parts();
+    (info, events, control)
+}
+
+/// Every event of one interview, and where each command's events end.
+pub struct Recording {
+    pub info: SessionInfo,
+    pub events: Vec<Event>,
+    /// `ends[0]`: the end of the opening; `ends[k]`: the end of answer `k`'s turn.
+    pub ends: Vec<usize>,
+    dir: tempfile::TempDir,
+}
+
+impl Recording {
+    /// The events up to the end of turn `turn` (0: the opening question).
+    pub fn until(&self, turn: usize) -> &[Event] {
+        let end = self.ends.get(turn).copied().unwrap_or(self.events.len());
+        &self.events[..end]
+    }
+
+    /// The database the interview ran on.
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("interviews.db")
+    }
+
+    /// An app of `mode` with the events up to turn `turn` folded in.
+    pub fn app(&self, mode: Mode, turn: usize) -> App {
+        let mut app = app(&self.info, mode);
+        for e in self.until(turn) {
+            app.apply(e.clone());
+        }
+        app
+    }
+}
+
+/// An app with a fixed clock and the colourless theme.
+pub fn app(info: &SessionInfo, mode: Mode) -> App {
+    App::new(
+        info.clone(),
+        mode,
+        Theme::monochrome(),
+        Arc::new(FixedClock(Instant::now())),
+    )
+}
+
+/// Runs `answers` through a scripted session and records every event.
+pub async fn record(script: &Path, max_turns: u32, answers: &[String]) -> Recording {
+    let dir = tempfile::tempdir().unwrap();
+    let (info, mut rx, control) = start(dir.path(), script, max_turns);
+    let mut events = Vec::new();
+    let mut ends = Vec::new();
+    // The start publishes a snapshot before and after settling on the opening question.
+    collect_snapshots(&mut rx, &mut events, 2).await;
+    ends.push(events.len());
+    for answer in answers {
+        if events
+            .iter()
+            .any(|e| matches!(e, Event::Finished { .. } | Event::TurnFailed { .. }))
+        {
+            break;
+        }
+        control
+            .commands
+            .send(Command::Answer(answer.clone()))
+            .unwrap();
+        collect_snapshots(&mut rx, &mut events, 1).await;
+        ends.push(events.len());
+    }
+    control.shutdown();
+    Recording {
+        info,
+        events,
+        ends,
+        dir,
+    }
+}
+
+/// Receives events until `count` snapshots arrived.
+async fn collect_snapshots(rx: &mut UnboundedReceiver<Event>, into: &mut Vec<Event>, count: usize) {
+    let mut seen = 0;
+    while seen < count {
+        let event = tokio::time::timeout(WAIT, rx.recv())
+            .await
+            .expect("the session answers in time")
+            .expect("the session is running");
+        if matches!(event, Event::Snapshot(_)) {
+            seen += 1;
+        }
+        into.push(event);
+    }
+}
+
+/// Draws `app` on a test terminal of `width` × `height`.
+pub fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
+    app.ui.area = ratatui::layout::Rect::new(0, 0, width, height);
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|frame| frame.render_widget(&*app, frame.area()))
+        .unwrap();
+    terminal
+}
+
+/// The screen as text, one line per row.
+pub fn screen(terminal: &Terminal<TestBackend>) -> String {
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}

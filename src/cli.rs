@@ -5,9 +5,15 @@
 //! the file and the place.
 
 mod check;
+mod doctor;
+mod export;
 mod interview;
+mod models;
 mod score;
 mod sessions;
+pub mod setup;
+mod simulate;
+mod tui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,8 +35,11 @@ pub struct Cli {
     /// Database file (default: the platform data directory's interviewer/interviewer.db).
     #[arg(long, global = true, env = "INTERVIEWER_DB", value_name = "PATH")]
     pub db: Option<PathBuf>,
+    #[command(flatten)]
+    pub llm: setup::LlmOptions,
+    /// No subcommand opens the terminal app's start screen.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -40,9 +49,23 @@ pub enum Command {
     /// Score a methodology's strategies (and nodes) for given signals and print the decomposition.
     Score(score::ScoreArgs),
     /// List the interviews stored in the database, most recently active first.
-    Sessions,
+    Sessions(sessions::SessionsArgs),
+    /// Export a session as JSON, a scoring CSV, a graph file or a Markdown transcript.
+    Export(export::ExportArgs),
     /// Run an interview without the terminal UI, answers from a file or stdin.
     Interview(interview::InterviewArgs),
+    /// Show each LLM role's provider, model and settings with their sources, and probe each
+    /// provider with a one-token request.
+    Doctor,
+    /// Run interviews answered by a synthetic respondent (a persona); `--matrix` compares
+    /// personas × methodologies.
+    Simulate(simulate::SimulateArgs),
+    /// Show, fetch and verify the model files of the embedder and the local LLM.
+    Models(models::ModelsArgs),
+    /// Start an interview in the terminal app.
+    New(tui::NewArgs),
+    /// Continue a stored interview in the terminal app.
+    Resume(tui::ResumeArgs),
 }
 
 /// Output format of reporting commands.
@@ -84,13 +107,48 @@ impl CliError {
 /// Runs a parsed command line, writing results to `out`.
 pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
     let dir = crate::config::ConfigDir::discover(cli.config_dir.as_deref());
-    match cli.command {
+    let Some(command) = cli.command else {
+        let db = cli.db.unwrap_or_else(crate::store::default_path);
+        return tui::run_start(&dir, &db, &cli.llm);
+    };
+    match command {
+        Command::New(args) => tui::run_new(
+            &dir,
+            &cli.db.unwrap_or_else(crate::store::default_path),
+            &cli.llm,
+            &args,
+        ),
+        Command::Resume(args) => tui::run_resume(
+            &dir,
+            &cli.db.unwrap_or_else(crate::store::default_path),
+            &cli.llm,
+            &args,
+        ),
         Command::Check(args) => check::run(&dir, &args, out),
+        Command::Models(args) => models::run(&args, out),
         Command::Score(args) => score::run(&dir, &args, out),
-        Command::Sessions => sessions::run(&cli.db.unwrap_or_else(crate::store::default_path), out),
+        Command::Sessions(args) => sessions::run(
+            &cli.db.unwrap_or_else(crate::store::default_path),
+            &args,
+            out,
+        ),
+        Command::Export(args) => export::run(
+            &cli.db.unwrap_or_else(crate::store::default_path),
+            &args,
+            out,
+        ),
+        Command::Doctor => doctor::run(&dir, &cli.llm, out),
+        Command::Simulate(args) => simulate::run(
+            &dir,
+            &cli.db.unwrap_or_else(crate::store::default_path),
+            &cli.llm,
+            &args,
+            out,
+        ),
         Command::Interview(args) => interview::run(
             &dir,
             &cli.db.unwrap_or_else(crate::store::default_path),
+            &cli.llm,
             &args,
             out,
         ),

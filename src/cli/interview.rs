@@ -7,20 +7,15 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, IsTerminal};
-use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 
+use super::setup::{
+    LlmOptions, SessionChoice, StageFlags, open_interview, pipeline_error, services,
+};
 use super::{CliError, emit};
 use crate::config::ConfigDir;
-use crate::embed::{CachedEmbedder, Embedder, MiniLmEmbedder};
-use crate::llm::{LlmProvider, LlmRouter, ScriptedProvider};
-use crate::pipeline::{
-    EventSink, Interview, InterviewSpec, Pending, PipelineError, PipelineSettings, Services,
-    TurnError, TurnResult,
-};
-use crate::store::{Store, StoreOps};
+use crate::pipeline::{Event, EventSink, Interview, Pending, TurnError, TurnResult};
 
 /// Turns an interview runs when `--max-turns` is not given.
 pub const DEFAULT_MAX_TURNS: u32 = 20;
@@ -45,127 +40,66 @@ pub struct InterviewArgs {
     /// Continue a session: its id, or `latest` for the most recently active one.
     #[arg(long, value_name = "SESSION_ID|latest")]
     pub resume: Option<String>,
-    /// Scripted LLM replies (YAML/JSON; see the README's "Scripted provider").
-    #[arg(long, env = "INTERVIEWER_SCRIPT", value_name = "FILE")]
-    pub script: Option<PathBuf>,
-    /// Skip stage 2.5 (discourse relations and predicate frames).
-    #[arg(long)]
-    pub no_srl: bool,
-    /// Skip stage 4.5 (canonical slots).
-    #[arg(long)]
-    pub no_canonical_slots: bool,
+    #[command(flatten)]
+    pub stages: StageFlags,
 }
 
 pub fn run(
     dir: &ConfigDir,
     db: &std::path::Path,
+    llm: &LlmOptions,
     args: &InterviewArgs,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    let store = Store::open(db).map_err(|e| CliError::Input(e.to_string()))?;
-    let resume_id = match args.resume.as_deref() {
-        None => None,
-        Some("latest") => Some(
-            store
-                .list_sessions()
-                .map_err(|e| CliError::Input(e.to_string()))?
-                .first()
-                .map(|s| s.id.clone())
-                .ok_or_else(|| {
-                    CliError::Usage(format!("--resume latest: no sessions in {}", db.display()))
-                })?,
-        ),
-        Some(id) => Some(id.to_owned()),
-    };
-    let existing = match &resume_id {
-        Some(id) => Some(
-            store
-                .get_session(id)
-                .map_err(|e| CliError::Input(e.to_string()))?
-                .ok_or_else(|| {
-                    CliError::Usage(format!("--resume: no session {id} in {}", db.display()))
-                })?,
-        ),
-        None => None,
-    };
-    let concept_ref = args
-        .concept
-        .clone()
-        .or_else(|| existing.as_ref().map(|s| s.concept.clone()))
-        .ok_or_else(|| CliError::Usage("--concept is required".to_owned()))?;
-    let concept = dir.concept(&concept_ref)?;
-    let methodology_ref = args
-        .methodology
-        .clone()
-        .or_else(|| existing.as_ref().map(|s| s.methodology.clone()))
-        .unwrap_or_else(|| concept.methodology.clone());
-    let methodology = dir.methodology(&methodology_ref)?;
-    if let Some(s) = &existing
-        && (s.concept != concept.id || s.methodology != methodology.method.name)
-    {
-        return Err(CliError::Usage(format!(
-            "session {} runs concept '{}' with '{}', not '{}' with '{}'",
-            s.id, s.concept, s.methodology, concept.id, methodology.method.name
-        )));
-    }
-    let spec = InterviewSpec {
-        methodology,
-        concept,
-        rubrics: dir.rubrics()?,
+    let choice = SessionChoice {
+        concept: args.concept.clone(),
+        methodology: args.methodology.clone(),
         max_turns: args.max_turns,
+        resume: args.resume.clone(),
     };
-    let services = services(args)?;
-    let interview = match resume_id {
-        Some(id) => Interview::open(store, &id, spec, services),
-        None => Interview::create(store, spec, services, None),
-    }
-    .map_err(pipeline_error)?;
+    let services = services(dir, llm, args.stages)?;
+    let interview = open_interview(dir, db, &choice, services)?;
     let answers = AnswerSource::open(&args.answers)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| CliError::Input(format!("cannot start the async runtime: {e}")))?;
-    runtime.block_on(drive(interview, answers, args.json, out))
-}
-
-fn services(args: &InterviewArgs) -> Result<Services, CliError> {
-    let script = args.script.as_ref().ok_or_else(|| {
-        CliError::Usage(
-            "no LLM provider: pass --script FILE (scripted replies, see the README's \
-             \"Scripted provider\") or set INTERVIEWER_SCRIPT"
-                .to_owned(),
-        )
-    })?;
-    let provider = ScriptedProvider::load(script).map_err(|e| CliError::Usage(e.to_string()))?;
-    let model: Arc<dyn Embedder> =
-        Arc::new(MiniLmEmbedder::load_default().map_err(|e| CliError::Input(e.to_string()))?);
-    let embedder: Arc<dyn Embedder> = Arc::new(CachedEmbedder::new(model));
-    let mut llm = LlmRouter::single(&(Arc::new(provider) as Arc<dyn LlmProvider>));
-    llm.apply_env(|var| std::env::var(var).ok())
-        .map_err(CliError::Usage)?;
-    Ok(Services {
-        llm: Arc::new(llm),
-        embedder,
-        settings: PipelineSettings {
-            enable_srl: !args.no_srl,
-            enable_canonical_slots: !args.no_canonical_slots,
-            ..PipelineSettings::default()
-        },
-    })
+    // The audit trail is never a reason to stop: without it the interview runs, and a later
+    // write error is reported once.
+    let (events, audit) = crate::audit::attach(
+        EventSink::none(),
+        interview.store(),
+        interview.session_id(),
+        |message| eprintln!("warning: {message}"),
+    );
+    let result = runtime.block_on(drive(interview, answers, args.json, events, out));
+    if let Some(audit) = audit {
+        audit.flush();
+    }
+    result
 }
 
 async fn drive(
     mut interview: Interview,
     mut answers: AnswerSource,
     json: bool,
+    events: EventSink,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    let events = EventSink::none();
     eprintln!(
         "session {} (continue it with --resume {})",
         interview.session_id(),
         interview.session_id()
     );
+    // Report a failed turn as the session task does, so the audit trail records it.
+    let failed = |e: TurnError| {
+        events.emit(Event::TurnFailed {
+            turn: e.turn,
+            stage: e.stage,
+            error: e.error.to_string(),
+        });
+        turn_error(e)
+    };
     loop {
         let pending = interview.pending().map_err(pipeline_error)?;
         let turn = match pending {
@@ -174,7 +108,7 @@ async fn drive(
                 return Ok(());
             }
             Pending::Opening => {
-                let question = interview.opening(&events).await.map_err(turn_error)?;
+                let question = interview.opening(&events).await.map_err(failed)?;
                 show_question(out, json, 0, &question)?;
                 continue;
             }
@@ -184,7 +118,7 @@ async fn drive(
             } => {
                 eprintln!("resuming turn {turn} from its last checkpoint");
                 answers.skip_to(turn)?;
-                let result = interview.resume(&events).await.map_err(turn_error)?;
+                let result = interview.resume(&events).await.map_err(failed)?;
                 show_result(out, json, &result)?;
                 continue;
             }
@@ -198,10 +132,7 @@ async fn drive(
             );
             return Ok(());
         };
-        let result = interview
-            .answer(&answer, &events)
-            .await
-            .map_err(turn_error)?;
+        let result = interview.answer(&answer, &events).await.map_err(failed)?;
         show_result(out, json, &result)?;
     }
 }
@@ -251,15 +182,7 @@ fn show_result(
     emit(out, &text)
 }
 
-fn pipeline_error(e: PipelineError) -> CliError {
-    match e {
-        PipelineError::Config(c) => CliError::Config(c),
-        e if e.is_llm() => CliError::Llm(e.to_string()),
-        e => CliError::Input(e.to_string()),
-    }
-}
-
-#[allow(clippy::needless_pass_by_value)] // used as `map_err(turn_error)`
+#[allow(clippy::needless_pass_by_value)] // consumes the error the way `map_err` hands it over
 fn turn_error(e: TurnError) -> CliError {
     let message = e.to_string();
     if e.error.is_llm() {

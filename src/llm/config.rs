@@ -111,6 +111,23 @@ pub const PRESETS: [Preset; 7] = [
     },
 ];
 
+/// The default timeout of a role on the local model: prompts of a few thousand tokens take tens
+/// of seconds on a laptop CPU, where a hosted model answers in a few.
+pub const LOCAL_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Reply budgets on the local model. The small model rambles rather than stopping: a question
+/// is cut to about 96 tokens (under the parser's 600 characters), and the structured replies,
+/// whose JSON the constrained decoder closes as the budget runs out, get what a turn's worth
+/// of concepts, slots or scores needs.
+fn local_max_tokens(role: Role) -> u32 {
+    match role {
+        Role::Extraction => 384,
+        Role::SlotDiscovery | Role::SignalScoring => 256,
+        Role::QuestionGeneration => 96,
+        Role::Respondent => 160,
+    }
+}
+
 /// Providers tried, in order, for a role whose own default has no key.
 const KEYED_FALLBACK_ORDER: [&str; 4] = ["anthropic", "openai", "kimi", "deepseek"];
 
@@ -565,7 +582,15 @@ fn resolve_role(
             base_url.source, base_url.value
         )));
     }
-    let (temperature, max_tokens, timeout) = layers.limits()?;
+    let (temperature, mut max_tokens, mut timeout) = layers.limits()?;
+    if preset.kind == ProviderKind::Local {
+        if timeout.source == Source::Default {
+            timeout = Setting::new(LOCAL_TIMEOUT, Source::Default);
+        }
+        if max_tokens.source == Source::Default {
+            max_tokens = Setting::new(local_max_tokens(role), Source::Default);
+        }
+    }
     let effort = if preset.kind == ProviderKind::Anthropic {
         layers.effort()?
     } else {

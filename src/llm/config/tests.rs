@@ -36,6 +36,7 @@ fn no_keys_and_no_settings_mean_the_local_model_everywhere() {
     for role in Role::ALL {
         assert_eq!(provider_of(&c, role), ("local", &Source::Default));
         assert!(c.role(role).unwrap().effort.is_none());
+        assert_eq!(c.role(role).unwrap().timeout.value, LOCAL_TIMEOUT);
     }
 }
 

@@ -25,7 +25,9 @@ use interviewer::llm::{
 };
 use interviewer::models::{self, FetchConfig, LLM_FALLBACK};
 use interviewer::pipeline::{Event, EventSink, Interview, Pending, Services};
-use interviewer::prompts::schema::{extraction_schema, scoring_schema, slot_schema};
+use interviewer::prompts::schema::{
+    extraction_schema, question_schema, scoring_schema, slot_schema,
+};
 use interviewer::store::Store;
 use tokio::sync::mpsc::unbounded_channel;
 
@@ -257,6 +259,23 @@ async fn constrained_replies_pass_the_strict_parsers() {
     report("slots", &response.text, &stats);
     interviewer::graph::discovery::parse_slot_reply(&response.text)
         .unwrap_or_else(|e| panic!("{e}: {}", response.text));
+
+    // The optional question schema: a bounded string the question parser unwraps.
+    let opening = interviewer::prompts::opening_prompt(&spec.methodology, &spec.concept);
+    let mut req = request(
+        Role::QuestionGeneration,
+        &opening.system,
+        &opening.user,
+        120,
+    )
+    .with_schema(Arc::new(question_schema()));
+    req.temperature = opening.temperature;
+    let (response, stats) = provider.generate(&req, None).await.unwrap();
+    report("question", &response.text, &stats);
+    assert!(response.text.starts_with('"') && response.text.ends_with('"'));
+    let question = interviewer::prompts::parse_question_reply(&response.text)
+        .unwrap_or_else(|e| panic!("{e}: {}", response.text));
+    assert!(!question.contains('"') && question.chars().count() <= 300);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

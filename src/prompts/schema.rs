@@ -172,6 +172,29 @@ pub fn scoring_schema(rubrics: &[&str]) -> Value {
     with_guidance(object(&Value::Object(properties), rubrics))
 }
 
+/// Longest question from [`question_schema`]: one or two spoken sentences (the parser allows
+/// 600 characters).
+pub const SCHEMA_QUESTION_CHARS: usize = 300;
+
+/// An optional schema for question replies: one JSON string of at most
+/// [`SCHEMA_QUESTION_CHARS`] characters, without escapes, starting with a visible character.
+/// `parse_question_reply` strips the wrapping quotes. Not attached by the pipeline; it keeps a
+/// small local model from rambling past the parser's limit, at the price of a leading `"` in
+/// the streamed deltas.
+pub fn question_schema() -> Value {
+    let mut options = guidance_options();
+    if let Some(map) = options.as_object_mut() {
+        map.insert("json_allowed_escapes".to_owned(), json!(""));
+    }
+    json!({
+        "type": "string",
+        "minLength": 2,
+        "maxLength": SCHEMA_QUESTION_CHARS,
+        "pattern": "^[^\\s{\\[]",
+        "x-guidance": options,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,6 +52,8 @@
 
 mod record;
 mod time;
+
+pub(crate) use time::rfc3339;
 mod writer;
 
 use std::collections::HashMap;

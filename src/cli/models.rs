@@ -311,7 +311,7 @@ fn rates(stats: &GenerationStats) -> String {
             0.0
         }
     };
-    let run = stats.prompt_tokens - stats.reused_tokens;
+    let run = stats.prompt_tokens.saturating_sub(stats.reused_tokens);
     format!(
         "prompt {} tokens in {} ms ({:.0} tokens/s); reply {} tokens in {} ms ({:.0} tokens/s)",
         run,

@@ -10,6 +10,7 @@
 //! pipeline. The slot-discovery prompt lives with its stage in `graph::discovery`, and the
 //! signal-scoring prompt in `signals::llm`.
 
+mod decoration;
 mod extraction;
 mod guidance;
 mod question;

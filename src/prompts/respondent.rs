@@ -11,6 +11,7 @@
 //! [`parse_respondent_reply`] holds the model to the length afterwards.
 
 use super::Prompt;
+use super::decoration::{strip_label, strip_layers};
 use super::window::{Line, conversation_window, one_line};
 use crate::config::Persona;
 use crate::contract::{ContractError, MAX_REPLY_BYTES, quote};
@@ -258,31 +259,10 @@ fn ends_sentence(word: &str) -> bool {
 }
 
 fn strip_decoration(text: &str) -> String {
-    let mut current = text.trim();
-    loop {
-        let next = strip_wrapper(strip_label(current)).trim();
-        if next == current {
-            return next.to_owned();
-        }
-        current = next;
+    fn layer(t: &str) -> &str {
+        strip_wrapper(strip_label(t, LABELS))
     }
-}
-
-fn strip_label(text: &str) -> &str {
-    let bare = text.trim_start_matches(['*', ' ']);
-    for label in LABELS {
-        let Some(head) = bare.get(..label.len()) else {
-            continue;
-        };
-        if !head.eq_ignore_ascii_case(label) {
-            continue;
-        }
-        let after = bare.get(label.len()..).unwrap_or_default().trim_start();
-        if let Some(rest) = after.strip_prefix(':') {
-            return rest.trim_start_matches(['*', ' ']);
-        }
-    }
-    text
+    strip_layers(text, layer)
 }
 
 fn strip_wrapper(text: &str) -> &str {

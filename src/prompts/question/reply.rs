@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use crate::contract::{ContractError, MAX_REPLY_BYTES, quote};
+use crate::prompts::decoration::{strip_label, strip_layers};
 use crate::prompts::window::one_line;
 
 /// Longest question accepted, in characters after cleaning. A spoken interview question is one
@@ -141,32 +142,10 @@ fn drop_preamble(text: &str) -> &str {
 
 /// Removes leading labels and wrapping marks, in any nesting (`Question: "…"`, `"Q: …"`).
 fn strip_decoration(text: &str) -> String {
-    let mut current = text.trim();
-    loop {
-        let next = strip_wrapper(strip_label(current)).trim();
-        if next == current {
-            return next.to_owned();
-        }
-        current = next;
+    fn layer(t: &str) -> &str {
+        strip_wrapper(strip_label(t, LABELS))
     }
-}
-
-fn strip_label(text: &str) -> &str {
-    // Markdown emphasis or a heading marker may surround the label: "**Question:** …".
-    let bare = text.trim_start_matches(['*', '#', ' ']);
-    for label in LABELS {
-        let Some(head) = bare.get(..label.len()) else {
-            continue;
-        };
-        if !head.eq_ignore_ascii_case(label) {
-            continue;
-        }
-        let after = bare.get(label.len()..).unwrap_or_default().trim_start();
-        if let Some(rest) = after.strip_prefix(':') {
-            return rest.trim_start_matches(['*', ' ']);
-        }
-    }
-    text
+    strip_layers(text, layer)
 }
 
 fn strip_wrapper(text: &str) -> &str {

@@ -11,7 +11,7 @@
     clippy::too_many_lines
 )]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -12,7 +12,7 @@
     clippy::float_cmp
 )]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@
     clippy::too_many_lines
 )]
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

@@ -13,7 +13,7 @@
     clippy::float_cmp
 )]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

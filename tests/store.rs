@@ -921,13 +921,21 @@ fn child_holds_session_lock() {
     }
 }
 
+/// The child test's full name in this test binary (its module path without the crate).
+fn child_test_name() -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::child_holds_session_lock"),
+        None => "child_holds_session_lock".to_owned(),
+    }
+}
+
 #[test]
 fn a_session_locked_by_another_process_is_refused() {
     let (dir, store) = temp_store();
     create(&store, "s1");
     let db = dir.path().join("interviewer.db");
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_holds_session_lock", "--test-threads=1"])
+        .args(["--exact", &child_test_name(), "--test-threads=1"])
         .env(CHILD_DB_ENV, &db)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -962,7 +970,7 @@ fn a_killed_process_releases_its_lock() {
     let (dir, store) = temp_store();
     let db = dir.path().join("interviewer.db");
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_holds_session_lock", "--test-threads=1"])
+        .args(["--exact", &child_test_name(), "--test-threads=1"])
         .env(CHILD_DB_ENV, &db)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

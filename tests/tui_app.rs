@@ -11,7 +11,7 @@
     clippy::too_many_lines
 )]
 
-mod tui_support;
+use crate::tui_support;
 
 use std::time::{Duration, Instant};
 

@@ -10,7 +10,7 @@
     clippy::indexing_slicing
 )]
 
-mod tui_support;
+use crate::tui_support;
 
 use crossterm::event::{Event as CtEvent, KeyCode, KeyEvent, KeyModifiers};
 use interviewer::store::{Store, StoreOps};

@@ -16,6 +16,7 @@
 //! (the default is one thread per core). This module does not touch the pool itself, because the
 //! process owns that choice.
 
+mod background;
 mod cache;
 mod hash;
 mod minilm;
@@ -23,6 +24,7 @@ mod resolve;
 
 use std::path::PathBuf;
 
+pub use background::BackgroundEmbedder;
 pub use cache::CachedEmbedder;
 pub use hash::HashEmbedder;
 pub use minilm::MiniLmEmbedder;
@@ -51,7 +53,7 @@ pub trait Embedder: Send + Sync {
 }
 
 /// Why an embedding could not be produced.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum EmbedError {
     /// No source could provide the model files; `tried` has one line per source with its reason.
     #[error("{}", unavailable_message(.tried))]

@@ -100,10 +100,12 @@ pub fn router_for(config: &LlmConfig) -> Result<LlmRouter, CliError> {
     }
 }
 
-/// The embedding model (MiniLM, resolved as the README describes) behind a text cache.
+/// The embedding model (MiniLM, resolved as the README describes) behind a text cache. Its
+/// weights load on a background thread while the opening question is asked; the first turn's
+/// embeddings wait for them if they are not in yet.
 pub fn embedder() -> Result<Arc<dyn Embedder>, CliError> {
     let model: Arc<dyn Embedder> =
-        Arc::new(MiniLmEmbedder::load_default().map_err(|e| CliError::Input(e.to_string()))?);
+        Arc::new(MiniLmEmbedder::spawn_default().map_err(|e| CliError::Input(e.to_string()))?);
     Ok(Arc::new(CachedEmbedder::new(model)))
 }
 

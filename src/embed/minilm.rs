@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -13,7 +14,7 @@ use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::resolve::{ResolveConfig, resolve_model_dir};
-use super::{EmbedError, Embedder};
+use super::{BackgroundEmbedder, EmbedError, Embedder};
 
 /// Longest input in tokens, special tokens included. The model was trained with 256 (its
 /// `sentence_bert_config.json`); the shipped tokenizer.json says 128, which would silently cut
@@ -65,13 +66,20 @@ impl MiniLmEmbedder {
         Self::load(&resolved.dir)
     }
 
+    /// Resolves the model like [`Self::load_default`] (a download, if one is needed, happens
+    /// here), reads its config, and loads the weights on a background thread: the returned
+    /// embedder is usable at once and its first call waits for the load.
+    pub fn spawn_default() -> Result<BackgroundEmbedder, EmbedError> {
+        let dir = resolve_model_dir(&ResolveConfig::from_env(None))?.dir;
+        let dim = read_config(&dir)?.hidden_size;
+        BackgroundEmbedder::spawn(dim, MODEL_NAME, move || {
+            Ok(Arc::new(Self::load(&dir)?) as Arc<dyn Embedder>)
+        })
+    }
+
     /// Loads `config.json`, `tokenizer.json` and `model.safetensors` from `dir`.
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
-        let config_path = dir.join("config.json");
-        let config_text =
-            std::fs::read_to_string(&config_path).map_err(|e| load_error(&config_path, e))?;
-        let config: Config =
-            serde_json::from_str(&config_text).map_err(|e| load_error(&config_path, e))?;
+        let config = read_config(dir)?;
 
         let tokenizer_path = dir.join("tokenizer.json");
         let tokenizer = load_tokenizer(&tokenizer_path)?;
@@ -155,6 +163,13 @@ impl Embedder for MiniLmEmbedder {
     fn name(&self) -> &'static str {
         MODEL_NAME
     }
+}
+
+/// Reads and parses `config.json` in `dir`.
+fn read_config(dir: &Path) -> Result<Config, EmbedError> {
+    let path = dir.join("config.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| load_error(&path, e))?;
+    serde_json::from_str(&text).map_err(|e| load_error(&path, e))
 }
 
 /// Reads tokenizer.json and replaces its fixed 128-token padding and truncation with ours.

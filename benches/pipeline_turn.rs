@@ -63,6 +63,8 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
             let started = Instant::now();
             let result = interview.answer(&answer, &events).await.unwrap();
             times.push(started.elapsed());
+            // As every driver does while the respondent reads the question and answers.
+            interview.flush_journal();
             nodes = result.graph_state.node_count;
             if !result.should_continue {
                 println!("  (stopped at turn {turn}: {:?})", result.termination_reason);
@@ -71,22 +73,38 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
         }
     });
     println!("{label}: {} turns, {nodes} nodes at the end", times.len());
-    let mut per_stage: BTreeMap<String, Vec<Duration>> = BTreeMap::new();
+    // Per stage: p50 over turns 1-30 and over turns 45-50, to see what grows with the graph.
+    let mut per_stage: BTreeMap<String, (Vec<Duration>, Vec<Duration>)> = BTreeMap::new();
     while let Ok(event) = rx.try_recv() {
-        if let Event::StageFinished { stage, elapsed, .. } = event {
-            per_stage
+        if let Event::StageFinished {
+            turn,
+            stage,
+            elapsed,
+            ..
+        } = event
+        {
+            let entry = per_stage
                 .entry(format!("{:>4} {}", stage.number(), stage.name()))
-                .or_default()
-                .push(elapsed);
+                .or_default();
+            match turn {
+                1..=30 => entry.0.push(elapsed),
+                45..=50 => entry.1.push(elapsed),
+                _ => {}
+            }
         }
     }
-    for (stage, times) in &per_stage {
-        let mut sorted = times.clone();
+    let p50 = |times: &[Duration]| {
+        let mut sorted = times.to_vec();
         sorted.sort();
-        println!(
-            "    stage {stage:<26} p50 {:>6.2} ms",
-            percentile(&sorted, 0.5).as_secs_f64() * 1e3
-        );
+        if sorted.is_empty() {
+            "      -".to_owned()
+        } else {
+            format!("{:>7.2}", percentile(&sorted, 0.5).as_secs_f64() * 1e3)
+        }
+    };
+    println!("    stage p50 (ms)                   turns 1-30  turns 45-50");
+    for (stage, (early, late)) in &per_stage {
+        println!("    {stage:<30} {}      {}", p50(early), p50(late));
     }
     report("turns 1-5", &times[..5.min(times.len())]);
     if times.len() >= 30 {
@@ -98,6 +116,13 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
 }
 
 fn main() {
+    // `cargo bench --bench pipeline_turn -- hash` runs only the runs whose label contains an
+    // argument (cargo adds `--bench`, which is skipped).
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |label: &str| only.is_empty() || only.iter().any(|o| label.contains(o.as_str()));
     let dir = tempfile::tempdir().unwrap();
     let script_path = dir.path().join("bench_script.yaml");
     std::fs::write(&script_path, script()).unwrap();
@@ -105,27 +130,44 @@ fn main() {
         cache_root: Some(concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache").into()),
         ..ResolveConfig::from_env(None)
     };
-    let started = Instant::now();
-    let model: Arc<dyn Embedder> = Arc::new(MiniLmEmbedder::load_with(&config).unwrap());
-    println!(
-        "MiniLM loaded in {:.0} ms",
-        started.elapsed().as_secs_f64() * 1e3
-    );
-    // A fresh cache per run, as each run is a new interview process.
-    let cached = |m: &Arc<dyn Embedder>| -> Arc<dyn Embedder> {
-        Arc::new(CachedEmbedder::new(Arc::clone(m)))
+    // Loaded once, and only when a run needs it.
+    let model: std::cell::OnceCell<Arc<dyn Embedder>> = std::cell::OnceCell::new();
+    let minilm = || {
+        Arc::clone(model.get_or_init(|| {
+            let started = Instant::now();
+            let model = Arc::new(MiniLmEmbedder::load_with(&config).unwrap());
+            println!(
+                "MiniLM loaded in {:.0} ms",
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            model
+        }))
     };
-    run("minilm", cached(&model), &script_path, dir.path(), TURNS);
-    run(
-        "hash",
-        Arc::new(HashEmbedder::default()),
-        &script_path,
-        dir.path(),
-        TURNS,
-    );
+    // A fresh cache per run, as each run is a new interview process.
+    let cached = |m: Arc<dyn Embedder>| -> Arc<dyn Embedder> { Arc::new(CachedEmbedder::new(m)) };
+    if wanted("minilm") {
+        run("minilm", cached(minilm()), &script_path, dir.path(), TURNS);
+    }
+    if wanted("hash") {
+        run(
+            "hash",
+            Arc::new(HashEmbedder::default()),
+            &script_path,
+            dir.path(),
+            TURNS,
+        );
+    }
     // Every LLM call takes 300 ms: the turn's wall time shows what the concurrent signal
     // batch and per-type slot discovery save against four calls in a row (1.2 s + overhead).
     let slow = dir.path().join("slow_script.yaml");
     std::fs::write(&slow, format!("latency_ms: 300\n{}", script())).unwrap();
-    run("minilm, LLM 300 ms", cached(&model), &slow, dir.path(), 10);
+    if wanted("minilm, LLM 300 ms") {
+        run(
+            "minilm, LLM 300 ms",
+            cached(minilm()),
+            &slow,
+            dir.path(),
+            10,
+        );
+    }
 }

@@ -197,6 +197,7 @@ async fn run(
             Command::Shutdown => break,
         }
         snapshot::publish(&interview, &events);
+        interview.flush_journal();
     }
 }
 

@@ -134,6 +134,7 @@ async fn drive(
         };
         let result = interview.answer(&answer, &events).await.map_err(failed)?;
         show_result(out, json, &result)?;
+        interview.flush_journal();
     }
 }
 

@@ -485,16 +485,23 @@ impl NodeStateTracker {
     /// `{"schema_version", "previous_focus", "states", "slot_of", "order"}`.
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let persisted = PersistedTrackerRef {
+        // Cannot fail: every map is keyed by `String` and no field has a fallible `Serialize`.
+        // Were it ever to, `Null` makes the next load fail as malformed and start fresh.
+        serde_json::to_value(self.persisted()).unwrap_or(Value::Null)
+    }
+
+    /// The same shape as [`Self::to_json`], borrowed, for serialising straight to text (the
+    /// store writes it every stage that moves the tracker; a `Value` tree first cost more than
+    /// the write).
+    #[must_use]
+    pub fn persisted(&self) -> PersistedTrackerRef<'_> {
+        PersistedTrackerRef {
             schema_version: NODE_TRACKER_SCHEMA_VERSION,
             previous_focus: self.previous_focus.as_deref(),
             states: &self.states,
             slot_of: &self.slot_of,
             order: &self.order,
-        };
-        // Cannot fail: every map is keyed by `String` and no field has a fallible `Serialize`.
-        // Were it ever to, `Null` makes the next load fail as malformed and start fresh.
-        serde_json::to_value(persisted).unwrap_or(Value::Null)
+        }
     }
 
     /// Restores a tracker written by [`Self::to_json`].
@@ -533,9 +540,9 @@ impl NodeStateTracker {
     }
 }
 
-/// The persisted shape, borrowed for writing.
-#[derive(Serialize)]
-struct PersistedTrackerRef<'a> {
+/// The persisted shape, borrowed for writing (see [`NodeStateTracker::persisted`]).
+#[derive(Debug, Serialize)]
+pub struct PersistedTrackerRef<'a> {
     schema_version: u32,
     previous_focus: Option<&'a str>,
     states: &'a BTreeMap<String, NodeState>,

@@ -162,6 +162,15 @@ impl Interview {
         &self.store
     }
 
+    /// Copies the store's write-ahead log into the database file (see
+    /// [`Store::flush_journal`]). Drivers call it between turns, while the respondent reads
+    /// and answers. A failure is logged, never fatal: the log itself stays valid.
+    pub fn flush_journal(&self) {
+        if let Err(e) = self.store.flush_journal() {
+            tracing::warn!(error = %e, "write-ahead log not flushed");
+        }
+    }
+
     /// What the session waits for next.
     pub fn pending(&self) -> Result<Pending, PipelineError> {
         let id = self.session_id();
@@ -459,14 +468,29 @@ impl Interview {
         calls: &[CallRecord],
         effects: impl FnOnce(&Tx<'_>) -> Result<(), StoreError>,
     ) -> Result<(), PipelineError> {
+        self.persist(run.turn, &output, extra.as_ref(), calls, effects)?;
+        if let Some(extra) = extra {
+            run.extras.insert(O::STAGE, extra);
+        }
+        output.store(&mut run.ctx);
+        Ok(())
+    }
+
+    /// The transaction of [`Self::commit`], for a stage whose effects borrow the turn's
+    /// context (the caller files the output afterwards).
+    pub(crate) fn persist<O: StageOutput>(
+        &mut self,
+        turn: u32,
+        output: &O,
+        extra: Option<&Value>,
+        calls: &[CallRecord],
+        effects: impl FnOnce(&Tx<'_>) -> Result<(), StoreError>,
+    ) -> Result<(), PipelineError> {
         let stage = O::STAGE;
-        let envelope = match &extra {
-            Some(extra) => json!({"output": &output, "extra": extra}),
-            None => json!({"output": &output}),
-        };
+        // Serialised straight to text: building a `Value` tree first cost a tenth of a turn.
+        let envelope = Envelope { output, extra };
         crash::check(self.crash, stage, CrashSide::Before);
         let id = self.world.session_id.clone();
-        let turn = run.turn;
         let usage: Vec<LlmUsage> = calls.iter().map(|c| self.usage_row(turn, c)).collect();
         self.store.transaction(|tx| {
             effects(tx)?;
@@ -476,10 +500,6 @@ impl Interview {
             tx.put_checkpoint(&id, turn, stage.name(), &envelope)
         })?;
         crash::check(self.crash, stage, CrashSide::After);
-        if let Some(extra) = extra {
-            run.extras.insert(stage, extra);
-        }
-        output.store(&mut run.ctx);
         Ok(())
     }
 
@@ -683,4 +703,13 @@ pub(crate) struct TurnRun {
     /// Checkpoint data beside the contracts (saved input, LLM scores, tracker before focus).
     pub extras: HashMap<Stage, Value>,
     pub scoring: Option<ScoringTask>,
+}
+
+/// A checkpoint's stored form: the stage output, and the extra data some stages keep for a
+/// resumed turn (`{"output": …, "extra": …}`, as [`Interview::restore_run`] reads it).
+#[derive(serde::Serialize)]
+struct Envelope<'a, O> {
+    output: &'a O,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extra: Option<&'a Value>,
 }

@@ -168,6 +168,7 @@ pub async fn drive(
             }
         }
         crate::session::publish_snapshot(interview, events);
+        interview.flush_journal();
     }
     Err(SimulationError::State {
         id: interview.session_id().to_owned(),

@@ -7,7 +7,6 @@
 //! [`Tx`](super::Tx).
 
 use rusqlite::Connection;
-use serde_json::Value;
 
 use super::{
     Checkpoint, LlmUsage, LlmUsageRecord, NewSession, ScoringRecord, SessionRecord, SessionSummary,
@@ -50,13 +49,17 @@ pub trait StoreOps: sealed::Connected {
         &self,
         id: &str,
         state: &SessionState,
-        node_tracker: &Value,
+        node_tracker: &(impl serde::Serialize + ?Sized),
     ) -> Result<(), StoreError> {
         sessions::update_state(conn(self), id, state, node_tracker)
     }
 
     /// Saves the node tracker mid-turn, in the transaction of the stage that changed it.
-    fn update_tracker(&self, id: &str, node_tracker: &Value) -> Result<(), StoreError> {
+    fn update_tracker(
+        &self,
+        id: &str,
+        node_tracker: &(impl serde::Serialize + ?Sized),
+    ) -> Result<(), StoreError> {
         sessions::update_tracker(conn(self), id, node_tracker)
     }
 
@@ -189,12 +192,18 @@ pub trait StoreOps: sealed::Connected {
     // --- scoring and checkpoints ------------------------------------------------------------
 
     /// Records a turn's decision; one per turn.
-    fn insert_scoring(&self, record: &ScoringRecord) -> Result<(), StoreError> {
+    fn insert_scoring<P: serde::Serialize>(
+        &self,
+        record: &ScoringRecord<P>,
+    ) -> Result<(), StoreError> {
         scoring::insert(conn(self), record)
     }
 
     /// Replaces a turn's decision (researcher override).
-    fn replace_scoring(&self, record: &ScoringRecord) -> Result<(), StoreError> {
+    fn replace_scoring<P: serde::Serialize>(
+        &self,
+        record: &ScoringRecord<P>,
+    ) -> Result<(), StoreError> {
         scoring::replace(conn(self), record)
     }
 
@@ -208,13 +217,14 @@ pub trait StoreOps: sealed::Connected {
         scoring::recent_strategies(conn(self), session_id, limit)
     }
 
-    /// Saves (or replaces) a stage's output contract for a turn.
-    fn put_checkpoint(
+    /// Saves (or replaces) a stage's output contract for a turn, serialised straight to its
+    /// JSON text.
+    fn put_checkpoint<T: serde::Serialize + ?Sized>(
         &self,
         session_id: &str,
         turn: u32,
         stage: &str,
-        output: &Value,
+        output: &T,
     ) -> Result<(), StoreError> {
         scoring::put_checkpoint(conn(self), session_id, turn, stage, output)
     }

@@ -12,9 +12,11 @@ use super::StoreError;
 use super::codec::{NOW, col, exec, json_col, query_all, query_opt, to_json};
 use crate::domain::Phase;
 
-/// The decision of one turn.
+/// The decision of one turn. Read back with a [`Value`] payload; written with any
+/// serialisable one (the pipeline borrows its stage outputs rather than copy them into a
+/// `Value`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ScoringRecord {
+pub struct ScoringRecord<P = Value> {
     pub session_id: String,
     pub turn: u32,
     pub strategy: String,
@@ -22,7 +24,7 @@ pub struct ScoringRecord {
     pub focus_node_id: Option<String>,
     pub phase: Phase,
     /// The full decision (signals, alternatives, score decomposition) as the pipeline wrote it.
-    pub payload: Value,
+    pub payload: P,
 }
 
 /// One stage's saved output contract.
@@ -36,16 +38,26 @@ pub struct Checkpoint {
 }
 
 /// Inserts a turn's decision; a second decision for the same turn is refused.
-pub(crate) fn insert(conn: &Connection, record: &ScoringRecord) -> Result<(), StoreError> {
+pub(crate) fn insert<P: Serialize>(
+    conn: &Connection,
+    record: &ScoringRecord<P>,
+) -> Result<(), StoreError> {
     write(conn, record, "INSERT")
 }
 
 /// Replaces a turn's decision (a researcher's override of the pending question).
-pub(crate) fn replace(conn: &Connection, record: &ScoringRecord) -> Result<(), StoreError> {
+pub(crate) fn replace<P: Serialize>(
+    conn: &Connection,
+    record: &ScoringRecord<P>,
+) -> Result<(), StoreError> {
     write(conn, record, "INSERT OR REPLACE")
 }
 
-fn write(conn: &Connection, record: &ScoringRecord, verb: &str) -> Result<(), StoreError> {
+fn write<P: Serialize>(
+    conn: &Connection,
+    record: &ScoringRecord<P>,
+    verb: &str,
+) -> Result<(), StoreError> {
     let context = format!(
         "saving the scoring of turn {} in session {}",
         record.turn, record.session_id
@@ -105,12 +117,12 @@ pub(crate) fn recent_strategies(
 
 /// Saves a stage's output; saving the same stage of the same turn again replaces it (a retried
 /// stage supersedes its failed attempt) and keeps its place in the turn's order.
-pub(crate) fn put_checkpoint(
+pub(crate) fn put_checkpoint<T: Serialize + ?Sized>(
     conn: &Connection,
     session_id: &str,
     turn: u32,
     stage: &str,
-    output: &Value,
+    output: &T,
 ) -> Result<(), StoreError> {
     let context = format!("saving the {stage} checkpoint of turn {turn} in session {session_id}");
     let output = to_json(output, &context)?;

@@ -142,7 +142,7 @@ pub(crate) fn update_state(
     conn: &Connection,
     id: &str,
     state: &SessionState,
-    node_tracker: &Value,
+    node_tracker: &(impl Serialize + ?Sized),
 ) -> Result<(), StoreError> {
     let context = format!("saving the state of session {id}");
     let state_json = to_json(state, &context)?;
@@ -163,7 +163,7 @@ pub(crate) fn update_state(
 pub(crate) fn update_tracker(
     conn: &Connection,
     id: &str,
-    node_tracker: &Value,
+    node_tracker: &(impl Serialize + ?Sized),
 ) -> Result<(), StoreError> {
     let context = format!("saving the node tracker of session {id}");
     let tracker_json = to_json(node_tracker, &context)?;

@@ -162,7 +162,7 @@ impl Interview {
             "tracker_before_focus": before_focus,
         });
         let id = self.world.session_id.clone();
-        let tracker_json = tracker.to_json();
+        let tracker_json = tracker.persisted();
         self.commit(run, output, Some(extra), &[call], |tx| {
             tx.update_tracker(&id, &tracker_json)
         })?;

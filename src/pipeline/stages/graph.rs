@@ -333,7 +333,7 @@ impl Interview {
         };
         let summary = describe_update(&update);
         let id = self.world.session_id.clone();
-        let tracker_json = tracker.to_json();
+        let tracker_json = tracker.persisted();
         let changed_nodes: Vec<_> = update
             .new_nodes
             .iter()
@@ -422,7 +422,7 @@ impl Interview {
             calls.len()
         );
         let id = self.world.session_id.clone();
-        let tracker_json = tracker.to_json();
+        let tracker_json = tracker.persisted();
         let changed_slots: Vec<_> = update
             .slots_created
             .iter()

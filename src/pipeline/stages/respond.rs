@@ -1,9 +1,10 @@
 //! Stages 8 (question generation), 9 (response saving) and 10 (scoring persistence).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::domain::{FocusEntry, STRATEGY_HISTORY_LEN, SignalValue, Speaker};
 use crate::llm::Role;
+use crate::pipeline::context::StageOutput;
 use crate::pipeline::contracts::{
     QuestionGenerationOutput, RecentUtterance, ResponseSavingOutput, ScoringPersistenceOutput,
     StrategySelectionOutput,
@@ -177,7 +178,9 @@ impl Interview {
         };
         let id = self.world.session_id.clone();
         let tracker_json = self.world.tracker.to_json();
-        self.commit(run, output, None, &[], |tx| {
+        // The record borrows this turn's stage outputs, so the output is filed after the
+        // transaction rather than by `commit`.
+        self.persist(run.turn, &output, None, &[], |tx| {
             tx.insert_scoring(&record)?;
             tx.update_session_state(&id, &state, &tracker_json)?;
             if let Some(reason) = &finish {
@@ -185,6 +188,7 @@ impl Interview {
             }
             Ok(())
         })?;
+        output.store(&mut run.ctx);
         self.world.state = state;
         if let Some(reason) = finish {
             self.world.status = SessionStatus::Finished;
@@ -196,34 +200,57 @@ impl Interview {
 
 /// A turn's decision row: focus, signals, decomposition, LLM scores, continuation, and the
 /// researcher's override when there was one.
-pub(crate) fn scoring_record(
+pub(crate) fn scoring_record<'a>(
     session_id: &str,
     turn: u32,
     phase: crate::domain::Phase,
-    selection: &StrategySelectionOutput,
-    llm_scores: Option<&Value>,
-    continuation: &crate::pipeline::contracts::ContinuationOutput,
+    selection: &'a StrategySelectionOutput,
+    llm_scores: Option<&'a Value>,
+    continuation: &'a crate::pipeline::contracts::ContinuationOutput,
     override_record: Option<Value>,
-) -> ScoringRecord {
-    let mut payload = json!({
-        "focus": selection.focus,
-        "signals": selection.signals,
-        "node_signals": crate::pipeline::result::node_signals_map(&selection.node_signals),
-        "strategy_alternatives": selection.strategy_alternatives,
-        "score_decomposition": selection.score_decomposition,
-        "llm_scores": llm_scores,
-        "continuation": continuation,
-    });
-    if let (Some(o), Some(map)) = (override_record, payload.as_object_mut()) {
-        map.insert("override".to_owned(), o);
-    }
+) -> ScoringRecord<ScoringPayload<'a>> {
     ScoringRecord {
         session_id: session_id.to_owned(),
         turn,
         strategy: selection.strategy.clone(),
         focus_node_id: selection.focus.as_ref().map(|f| f.node_id.clone()),
         phase,
-        payload,
+        payload: ScoringPayload {
+            focus: selection.focus.as_ref(),
+            signals: &selection.signals,
+            node_signals: NodeSignalsObject(&selection.node_signals),
+            strategy_alternatives: &selection.strategy_alternatives,
+            score_decomposition: &selection.score_decomposition,
+            llm_scores,
+            continuation,
+            override_record,
+        },
+    }
+}
+
+/// A turn's decision as the scoring history stores it, borrowed from the stage outputs and
+/// serialised straight to text (building it as a `Value` first cost a tenth of a turn).
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct ScoringPayload<'a> {
+    focus: Option<&'a crate::pipeline::contracts::Focus>,
+    signals: &'a crate::domain::Signals,
+    node_signals: NodeSignalsObject<'a>,
+    strategy_alternatives: &'a [crate::pipeline::contracts::Alternative],
+    score_decomposition: &'a [crate::scoring::ScoredCandidate],
+    llm_scores: Option<&'a Value>,
+    continuation: &'a crate::pipeline::contracts::ContinuationOutput,
+    #[serde(rename = "override", skip_serializing_if = "Option::is_none")]
+    override_record: Option<Value>,
+}
+
+/// Node signals written as a JSON object keyed by node id, in creation order (the shape of
+/// [`crate::pipeline::result::node_signals_map`]), without building it.
+#[derive(Debug)]
+pub(crate) struct NodeSignalsObject<'a>(pub &'a crate::domain::NodeSignals);
+
+impl serde::Serialize for NodeSignalsObject<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(id, signals)| (id, signals)))
     }
 }
 

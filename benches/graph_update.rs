@@ -13,6 +13,8 @@
     clippy::too_many_lines
 )]
 
+mod support;
+
 use std::time::{Duration, Instant};
 
 use interviewer::config::ConfigDir;
@@ -22,14 +24,8 @@ use interviewer::graph::model::{KgEdge, KgNode};
 use interviewer::graph::surface::{
     ExtractedConcept, ExtractedRelationship, TurnExtraction, TurnOrigin, apply_extraction,
 };
+use support::TYPES;
 
-const TYPES: [&str; 5] = [
-    "attribute",
-    "functional_consequence",
-    "psychosocial_consequence",
-    "instrumental_value",
-    "terminal_value",
-];
 const WORDS: [&str; 24] = [
     "creamy", "texture", "price", "froth", "coffee", "morning", "health", "planet", "taste", "oat",
     "sweet", "calm", "energy", "family", "habit", "store", "carton", "barista", "budget", "guilt",

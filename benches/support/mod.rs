@@ -14,7 +14,8 @@ use std::time::Duration;
 
 /// Turns the script covers.
 pub const TURNS: u32 = 50;
-const TYPES: [&str; 5] = [
+/// The means-end chain's node types, attribute up to terminal value.
+pub const TYPES: [&str; 5] = [
     "attribute",
     "functional_consequence",
     "psychosocial_consequence",

@@ -194,6 +194,46 @@ impl Speaker {
     }
 }
 
+/// How a session understands answers: extraction (stage 3), slot naming (4.5) and the rubric
+/// signals (6) either by model calls with JSON reply contracts, or offline by the program (SRL
+/// frames, MiniLM typing, embedding clusters and stated rules). Both produce the same
+/// contracts; nothing downstream knows which made them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Understanding {
+    /// Model calls (the seeds' design); the default for hosted providers and for sessions
+    /// stored before the mode existed.
+    #[default]
+    Llm,
+    /// The program itself; the default for the local model and for `--provider none`.
+    Offline,
+}
+
+impl Understanding {
+    pub const ALLOWED: [&'static str; 2] = ["llm", "offline"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Llm => "llm",
+            Self::Offline => "offline",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "llm" => Some(Self::Llm),
+            "offline" => Some(Self::Offline),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Understanding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One row of the focus trace (seed 000 Path 17): every turn gets one, node-free turns too.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FocusEntry {
@@ -292,6 +332,9 @@ pub struct SessionState {
     /// [`STRATEGY_HISTORY_LEN`] (seed 000 Path 4: the `GraphState` deque of 30).
     #[serde(default)]
     pub strategy_history: Vec<String>,
+    /// How this session understands answers; chosen when it is created and kept on resume.
+    #[serde(default)]
+    pub understanding: Understanding,
 }
 
 /// Length of the in-session strategy history deque (seed 000 Path 4).

@@ -77,6 +77,7 @@ fn state(turn_count: u32) -> SessionState {
             ..SaturationMetrics::default()
         },
         strategy_history: vec!["explore".into()],
+        understanding: interviewer::domain::Understanding::Offline,
     }
 }
 

@@ -38,6 +38,10 @@ pub struct MethodInfo {
     pub opening_bias: String,
     #[serde(default)]
     pub description: String,
+    /// Phrasings of the opening question, with a `{topic}` placeholder: what a modelless
+    /// session asks, and the floor when a model's opening question fails the question check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opening_templates: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -209,6 +213,11 @@ pub struct Strategy {
     pub focus_mode: FocusMode,
     #[serde(default)]
     pub generates_closing_question: bool,
+    /// Phrasings of this strategy's question with `{focus}` (node-bound strategies only) and
+    /// `{topic}` placeholders: what a modelless session asks, and the floor when a model's
+    /// question fails the question check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub question_templates: Vec<String>,
 }
 
 impl Strategy {
@@ -232,6 +241,43 @@ pub struct PhaseConfig {
     /// Additive bonuses per strategy name.
     #[serde(default)]
     pub phase_bonuses: BTreeMap<String, f64>,
+}
+
+/// Placeholders a question template may use.
+pub const TEMPLATE_PLACEHOLDERS: [&str; 2] = ["{focus}", "{topic}"];
+
+/// Why a question template cannot be used, if it cannot: it must be one question (ending with
+/// `?`) and use only the known placeholders; `{focus}` only where a node is bound.
+fn template_problem(template: &str, focus_allowed: bool) -> Option<String> {
+    let text = template.trim();
+    if text.is_empty() {
+        return Some("a question template must not be empty".to_owned());
+    }
+    if !text.ends_with('?') {
+        return Some(format!("'{text}' must end with '?' (one question)"));
+    }
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = rest.get(open..).unwrap_or_default();
+        let Some(close) = after.find('}') else {
+            return Some(format!("'{text}': unclosed '{{'"));
+        };
+        let placeholder = after.get(..=close).unwrap_or_default();
+        if !TEMPLATE_PLACEHOLDERS.contains(&placeholder) {
+            return Some(format!(
+                "'{text}': unknown placeholder {placeholder} (allowed: {})",
+                TEMPLATE_PLACEHOLDERS.join(", ")
+            ));
+        }
+        if placeholder == "{focus}" && !focus_allowed {
+            return Some(format!(
+                "'{text}': {{focus}} needs a focus node; this question has none \
+                 (node_binding: none, or the opening question)"
+            ));
+        }
+        rest = after.get(close + 1..).unwrap_or_default();
+    }
+    None
 }
 
 fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -286,7 +332,30 @@ impl Methodology {
         self.validate_signals(&mut problems);
         self.validate_strategies(&mut problems);
         self.validate_phases(&mut problems);
+        self.validate_templates(&mut problems);
         problems
+    }
+
+    fn validate_templates(&self, problems: &mut Vec<Problem>) {
+        for (j, template) in self.method.opening_templates.iter().enumerate() {
+            if let Some(reason) = template_problem(template, false) {
+                problems.push(Problem::new(
+                    format!("method.opening_templates[{j}]"),
+                    reason,
+                ));
+            }
+        }
+        for (i, s) in self.strategies.iter().enumerate() {
+            let focus_allowed = s.node_binding == NodeBinding::Required;
+            for (j, template) in s.question_templates.iter().enumerate() {
+                if let Some(reason) = template_problem(template, focus_allowed) {
+                    problems.push(Problem::new(
+                        format!("strategies[{i}].question_templates[{j}]"),
+                        reason,
+                    ));
+                }
+            }
+        }
     }
 
     fn validate_ontology(&self, problems: &mut Vec<Problem>) {
@@ -412,5 +481,49 @@ impl Methodology {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(yaml: &str) -> Methodology {
+        crate::config::parse_methodology(std::path::Path::new("t.yaml"), yaml).unwrap()
+    }
+
+    const BASE: &str = "method: {name: m, opening_templates: [\"What comes to mind about {topic}?\"]}\n\
+        ontology: {nodes: [{name: attribute, level: 1}]}\n\
+        strategies:\n";
+
+    #[test]
+    fn templates_are_optional_and_checked() {
+        let ok = parse(&format!(
+            "{BASE}  - name: deepen\n    signal_weights: {{}}\n    question_templates: \
+             [\"Why is {{focus}} important to you?\"]\n  - name: broad\n    node_binding: none\n    \
+             signal_weights: {{}}\n"
+        ));
+        assert!(ok.validate().is_empty(), "{:?}", ok.validate());
+        assert_eq!(ok.method.opening_templates.len(), 1);
+        assert!(ok.strategies[1].question_templates.is_empty());
+    }
+
+    #[test]
+    fn bad_templates_name_their_place_and_reason() {
+        let text = format!(
+            "{BASE}  - name: broad\n    node_binding: none\n    signal_weights: {{}}\n    \
+             question_templates: [\"Tell me about {{focus}}?\", \"What about {{topik}}?\", \
+             \"No question here.\", \"Unclosed {{focus?\"]\n"
+        );
+        let m: Methodology =
+            crate::config::yaml::parse(std::path::Path::new("t.yaml"), &text).unwrap();
+        let problems: Vec<String> = m.validate().iter().map(ToString::to_string).collect();
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(
+            problems[0].contains("question_templates[0]") && problems[0].contains("focus node")
+        );
+        assert!(problems[1].contains("unknown placeholder {topik}"));
+        assert!(problems[2].contains("must end with '?'"));
+        assert!(problems[3].contains("unclosed"));
     }
 }

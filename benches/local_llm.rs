@@ -84,6 +84,7 @@ fn spec(dir: &ConfigDir) -> InterviewSpec {
         concept: dir.concept("oat_milk").unwrap(),
         rubrics: dir.rubrics().unwrap(),
         max_turns: 10,
+        understanding: interviewer::domain::Understanding::Llm,
     }
 }
 

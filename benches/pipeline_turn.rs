@@ -39,6 +39,7 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
         concept: config.concept("oat_milk").unwrap(),
         rubrics: config.rubrics().unwrap(),
         max_turns: TURNS + 10,
+        understanding: interviewer::domain::Understanding::Llm,
     };
     let provider: Arc<dyn LlmProvider> = Arc::new(ScriptedProvider::load(script_path).unwrap());
     let services = Services {

@@ -127,6 +127,7 @@ mod tests {
                 concept: dir.concept("oat_milk").unwrap(),
                 rubrics: Vec::new(),
                 max_turns: 8,
+                understanding: crate::domain::Understanding::Llm,
             },
             persona: dir.persona(persona).unwrap(),
             seed,

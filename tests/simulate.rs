@@ -366,6 +366,7 @@ fn spec(persona: &str, methodology: &str, turns: u32, seed: u64) -> SimulationSp
             concept: dir.concept("oat_milk").unwrap(),
             rubrics: dir.rubrics().unwrap(),
             max_turns: turns,
+            understanding: interviewer::domain::Understanding::Llm,
         },
         persona: dir.persona(persona).unwrap(),
         seed,

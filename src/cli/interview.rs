@@ -15,6 +15,7 @@ use super::setup::{
 };
 use super::{CliError, emit};
 use crate::config::ConfigDir;
+use crate::domain::Understanding;
 use crate::pipeline::{Event, EventSink, Interview, Pending, TurnError, TurnResult};
 
 /// Turns an interview runs when `--max-turns` is not given.
@@ -56,6 +57,7 @@ pub fn run(
         methodology: args.methodology.clone(),
         max_turns: args.max_turns,
         resume: args.resume.clone(),
+        understanding: Understanding::Llm,
     };
     let services = services(dir, llm, args.stages)?;
     let interview = open_interview(dir, db, &choice, services)?;

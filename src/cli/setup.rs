@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::CliError;
 use crate::config::ConfigDir;
+use crate::domain::Understanding;
 use crate::embed::{CachedEmbedder, Embedder, MiniLmEmbedder};
 use crate::llm::config::{
     FlagLayer, LlmConfig, LlmConfigError, PRICING_FILE, PricingTable, SettingsFile, build_router,
@@ -129,6 +130,8 @@ pub struct SessionChoice {
     pub methodology: Option<String>,
     pub max_turns: u32,
     pub resume: Option<String>,
+    /// The understanding mode of a new session; a resumed one keeps its own.
+    pub understanding: Understanding,
 }
 
 /// Opens the store and creates or reopens the chosen session.
@@ -189,6 +192,7 @@ pub fn open_interview(
         concept,
         rubrics: dir.rubrics()?,
         max_turns: choice.max_turns,
+        understanding: choice.understanding,
     };
     match resume_id {
         Some(id) => Interview::open(store, &id, spec, services),

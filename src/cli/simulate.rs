@@ -18,6 +18,7 @@ use indicatif::ProgressBar;
 use super::setup::{LlmOptions, StageFlags, services};
 use super::{CliError, emit};
 use crate::config::{Concept, ConfigDir, Methodology, Persona};
+use crate::domain::Understanding;
 use crate::pipeline::{InterviewSpec, Services};
 use crate::simulate::matrix::{MatrixError, MatrixSpec};
 use crate::simulate::{
@@ -175,6 +176,7 @@ fn spec_for(
             concept: concept.clone(),
             rubrics: dir.rubrics()?,
             max_turns: args.turns,
+            understanding: Understanding::Llm,
         },
         persona,
         seed: args.seed,

@@ -13,6 +13,7 @@ use super::CliError;
 use super::interview::DEFAULT_MAX_TURNS;
 use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, services};
 use crate::config::{ConfigDir, FileKind};
+use crate::domain::Understanding;
 use crate::store::{Store, StoreOps};
 use crate::tui::{ConceptEntry, Mode, StartChoice, StartScreen, Theme};
 
@@ -71,6 +72,7 @@ pub fn run_new(
         methodology: args.methodology.clone(),
         max_turns: args.max_turns,
         resume: None,
+        understanding: Understanding::Llm,
     };
     let interview = open_interview(dir, db, &choice, services(dir, llm, args.stages)?)?;
     crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e))
@@ -88,6 +90,7 @@ pub fn run_resume(
         methodology: None,
         max_turns: DEFAULT_MAX_TURNS,
         resume: Some(args.id.clone()),
+        understanding: Understanding::Llm,
     };
     let interview = open_interview(dir, db, &choice, services(dir, llm, args.stages)?)?;
     crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e))
@@ -102,6 +105,7 @@ pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), Cli
             methodology: choice.methodology.clone(),
             max_turns: choice.max_turns,
             resume: choice.resume.clone(),
+            understanding: Understanding::Llm,
         };
         services(dir, llm, StageFlags::default())
             .and_then(|s| open_interview(dir, db, &session, s))

@@ -14,7 +14,7 @@ use super::{
     Event, EventSink, PipelineError, PipelineSettings, Stage, TurnError, TurnResult, clean_answer,
 };
 use crate::config::{Concept, Methodology, Rubric};
-use crate::domain::{SessionState, Speaker};
+use crate::domain::{SessionState, Speaker, Understanding};
 use crate::embed::Embedder;
 use crate::llm::{LlmError, LlmRequest, LlmResponse, LlmRouter, Role};
 use crate::signals::Registry;
@@ -42,6 +42,9 @@ pub struct InterviewSpec {
     pub concept: Concept,
     pub rubrics: Vec<Rubric>,
     pub max_turns: u32,
+    /// Who understands answers (extraction, rubric scoring, slot discovery): the LLM or the
+    /// program. Stored with the session; a reopened session keeps the mode it was created with.
+    pub understanding: Understanding,
 }
 
 /// What the session is waiting for.
@@ -103,6 +106,7 @@ impl Interview {
             methodology: spec.methodology.method.name.clone(),
             concept_id: spec.concept.id.clone(),
             concept_name: spec.concept.name.clone(),
+            understanding: spec.understanding,
             ..SessionState::default()
         };
         store.create_session(&NewSession {
@@ -127,6 +131,7 @@ impl Interview {
         let world = World::load(&store, session_id)?;
         let spec = InterviewSpec {
             max_turns: world.max_turns,
+            understanding: world.state.understanding,
             ..spec
         };
         Ok(Self {

@@ -40,6 +40,7 @@ pub fn spec(max_turns: u32) -> InterviewSpec {
         concept: dir.concept("oat_milk").unwrap(),
         rubrics: dir.rubrics().unwrap(),
         max_turns,
+        understanding: interviewer::domain::Understanding::Llm,
     }
 }
 

@@ -1,6 +1,7 @@
 //! A pipeline turn against an OpenAI-compatible fake server that takes 300 ms per call: the
-//! signal-scoring request is in flight while extraction is, so the turn takes well under the
-//! sum of its calls. Also: a call that fails after its retry is recorded with the attempts and
+//! signal-scoring request reaches the server before extraction's reply comes back (the two
+//! overlap), and a turn makes one call per role. The time saved is measured by the
+//! `pipeline_turn` bench, not here. Also: a call that fails after its retry is recorded with the attempts and
 //! time it really took.
 
 #![allow(
@@ -116,13 +117,12 @@ async fn fake_server(
             streamed(reply_for(&script.question_generation, Some(1))),
         ),
     ];
-    for rule in &script.slot_discovery {
-        let phrase = rule
-            .contains
-            .clone()
-            .expect("slot rules match on node type");
-        routes.push((Role::SlotDiscovery, phrase, completion(&rule.reply)));
-    }
+    // Slot discovery is one call per turn for every node type.
+    routes.push((
+        Role::SlotDiscovery,
+        "into canonical concepts".into(),
+        completion(reply_for(&script.slot_discovery, None)),
+    ));
     let server = MockServer::start().await;
     for (role, phrase, response) in routes {
         Mock::given(method("POST"))
@@ -175,9 +175,7 @@ async fn signal_scoring_overlaps_extraction() {
     interview.opening(&events).await.unwrap();
     let answer = common::answers().into_iter().next().unwrap();
 
-    let started = Instant::now();
     let result = interview.answer(&answer, &events).await.unwrap();
-    let wall = started.elapsed();
     assert_eq!(result.turn_number, 1);
 
     drop(events);
@@ -206,7 +204,6 @@ async fn signal_scoring_overlaps_extraction() {
     ] {
         assert!(roles.contains(&role), "no {role} call in {roles:?}");
     }
-    let sum: Duration = calls.iter().map(|(_, l)| *l).sum();
     assert!(
         calls.iter().all(|(_, l)| *l >= CALL_DELAY),
         "every call waited for the server: {calls:?}"
@@ -229,19 +226,7 @@ async fn signal_scoring_overlaps_extraction() {
         extraction - scoring
     };
     assert!(gap < CALL_DELAY, "scoring and extraction {gap:?} apart");
-
-    // The turn took well under the sum of its calls. Run one after another, the five calls
-    // alone would take the sum; overlapped (scoring beside extraction, the two slot batches
-    // together) they save two calls' time, less the turn's own work (embedding, SQLite),
-    // so half a call is a margin a busy machine still clears.
-    eprintln!(
-        "turn 1: {} calls, sum of latencies {sum:?}, wall time {wall:?}",
-        calls.len()
-    );
-    assert!(
-        wall + CALL_DELAY / 2 < sum,
-        "wall {wall:?} is not well under the calls' sum {sum:?}"
-    );
+    assert_eq!(calls.len(), 4, "one call per role: {roles:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

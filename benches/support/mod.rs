@@ -77,22 +77,24 @@ pub fn script() -> String {
     s.push_str("slot_discovery:\n");
     for turn in 1..=TURNS {
         let t = turn as usize;
-        for node_type in &TYPES[..3] {
-            let slots: Vec<serde_json::Value> = (0..3)
-                .filter(|k| TYPES[(t + k) % 3] == *node_type)
-                .map(|k| {
-                    let word = WORDS[(t + k) % WORDS.len()];
-                    let label = format!("{word} {} {turn}", WORDS[(t * 7 + k) % WORDS.len()]);
-                    serde_json::json!({"slot_name": word, "description": format!("Everything about {word}"), "node_type": node_type, "surface_labels": [label]})
-                })
-                .collect();
-            let reply = serde_json::json!({ "slots": slots }).to_string();
-            let _ = writeln!(
-                s,
-                "  - turn: {turn}\n    contains: \"of type '{node_type}'\"\n    reply: {}",
-                serde_json::to_string(&reply).unwrap()
-            );
-        }
+        let slots: Vec<serde_json::Value> = TYPES[..3]
+            .iter()
+            .flat_map(|node_type| {
+                (0..3)
+                    .filter(move |k| TYPES[(t + k) % 3] == *node_type)
+                    .map(move |k| {
+                        let word = WORDS[(t + k) % WORDS.len()];
+                        let label = format!("{word} {} {turn}", WORDS[(t * 7 + k) % WORDS.len()]);
+                        serde_json::json!({"slot_name": word, "description": format!("Everything about {word}"), "node_type": node_type, "surface_labels": [label]})
+                    })
+            })
+            .collect();
+        let reply = serde_json::json!({ "slots": slots }).to_string();
+        let _ = writeln!(
+            s,
+            "  - turn: {turn}\n    reply: {}",
+            serde_json::to_string(&reply).unwrap()
+        );
     }
     s.push_str("question_generation:\n  - reply: \"What else matters to you about that?\"\n");
     s

@@ -17,9 +17,6 @@ use crate::domain::CanonicalGraphState;
 pub const CANONICAL_SIMILARITY_THRESHOLD: f32 = 0.60;
 /// Support at which a candidate slot becomes active (`canonical_min_support_nodes`, seed: 2).
 pub const CANONICAL_MIN_SUPPORT_NODES: u32 = 2;
-/// Most nodes sent to the LLM in one slot-discovery call.
-pub const MAX_NODES_PER_CALL: usize = 8;
-
 /// One slot the LLM proposes for a batch of nodes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SlotProposal {
@@ -39,25 +36,6 @@ pub fn slot_text(slot_name: &str, description: &str) -> String {
     } else {
         format!("{name}: {}", description.trim())
     }
-}
-
-/// Groups a turn's new nodes by type into LLM batches of at most [`MAX_NODES_PER_CALL`],
-/// types in first-seen order. No nodes, no batches (and so no LLM call).
-pub fn batches(new_nodes: &[KgNode]) -> Vec<(String, Vec<&KgNode>)> {
-    let mut by_type: Vec<(String, Vec<&KgNode>)> = Vec::new();
-    for n in new_nodes {
-        match by_type.iter_mut().find(|(t, _)| *t == n.node_type) {
-            Some((_, list)) => list.push(n),
-            None => by_type.push((n.node_type.clone(), vec![n])),
-        }
-    }
-    let mut out = Vec::new();
-    for (t, list) in by_type {
-        for chunk in list.chunks(MAX_NODES_PER_CALL) {
-            out.push((t.clone(), chunk.to_vec()));
-        }
-    }
-    out
 }
 
 /// What slot discovery changed.
@@ -80,7 +58,7 @@ pub struct SlotContext<'a> {
     pub mapped_nodes: &'a HashSet<String>,
 }
 
-/// One LLM batch: the node type, its nodes, and the proposals with their embeddings
+/// One type's group: the node type, its new nodes, and the proposals with their embeddings
 /// (`embeddings[i]` embeds [`slot_text`] of `proposals[i]`).
 pub struct ProposalBatch<'a> {
     pub node_type: &'a str,

@@ -1,23 +1,23 @@
-//! Slot discovery for one turn (stage 4.5): the prompt, the strict parse of the LLM's reply, and
-//! the loop over node-type batches that turns replies into a [`SlotUpdate`].
+//! Slot discovery for one turn (stage 4.5), the pure part: the one prompt that covers every node
+//! type of the turn's new nodes, the strict parse of its reply, and the integration of the
+//! proposals (wherever they came from: the LLM's reply or the offline clustering) into a
+//! [`SlotUpdate`].
 //!
-//! The LLM is reached through a caller-supplied `ask` function (the pipeline passes its
-//! slot-discovery role; tests pass a script), and embeddings through an [`Embedder`]. A turn
-//! that added no nodes makes no call at all.
+//! The call itself, and the embedding of the proposals, belong to the pipeline's stage: this
+//! module does no I/O. A turn that added no nodes has no groups, so the stage makes no call.
 
 use std::collections::HashSet;
-use std::future::Future;
 
 use super::canonical::{
-    ProposalBatch, SlotContext, SlotProposal, SlotUpdate, batches, integrate_proposals, slot_text,
+    ProposalBatch, SlotContext, SlotProposal, SlotUpdate, integrate_proposals, slot_text,
 };
 use super::model::{CanonicalSlot, KgNode};
 use crate::config::Methodology;
 use crate::contract::{ContractError, extract_object, quote};
-use crate::embed::Embedder;
 
-/// Most slots accepted from one reply; a batch holds at most eight nodes, so more is noise.
-pub const MAX_SLOTS_PER_REPLY: usize = 16;
+/// Most slots accepted from one reply: the one call covers every type of the turn, each with
+/// a handful of new nodes, so more than this is noise.
+pub const MAX_SLOTS_PER_REPLY: usize = 32;
 
 /// Why discovery failed; the pipeline reports it as a failed `slot_discovery` stage.
 #[derive(Debug, thiserror::Error)]
@@ -30,48 +30,146 @@ pub enum DiscoveryError {
     Embed(#[from] crate::embed::EmbedError),
 }
 
-/// The prompt for one batch of same-type nodes.
+/// A turn's new nodes of one type.
+pub type TypeGroup<'a> = (String, Vec<&'a KgNode>);
+
+/// Groups a turn's new nodes by type, types in first-seen order. No nodes, no groups (and so
+/// no call).
+pub fn groups(new_nodes: &[KgNode]) -> Vec<TypeGroup<'_>> {
+    let mut by_type: Vec<TypeGroup<'_>> = Vec::new();
+    for n in new_nodes {
+        match by_type.iter_mut().find(|(t, _)| *t == n.node_type) {
+            Some((_, list)) => list.push(n),
+            None => by_type.push((n.node_type.clone(), vec![n])),
+        }
+    }
+    by_type
+}
+
+/// The one prompt for a turn: a section per node type with its new concepts and the slots of
+/// that type already in use (seed 001: one batched call per turn).
 pub fn slot_prompt(
     methodology: &Methodology,
-    node_type: &str,
-    nodes: &[&KgNode],
+    groups: &[TypeGroup<'_>],
     existing: &[CanonicalSlot],
 ) -> String {
-    let description = methodology
-        .node_type(node_type)
-        .map(|t| t.description.trim().to_owned())
-        .unwrap_or_default();
     let mut p = format!(
-        "You group the concepts of a qualitative interview ({}) into canonical concepts.\n\n\
-         All concepts below are of type '{node_type}': {description}\n\nConcepts:\n",
+        "You group the concepts of a qualitative interview ({}) into canonical concepts.          Concepts are grouped by type; a canonical concept never mixes types.\n",
         methodology.method.name
     );
-    for n in nodes {
+    for (node_type, nodes) in groups {
+        let description = methodology
+            .node_type(node_type)
+            .map(|t| t.description.trim().to_owned())
+            .unwrap_or_default();
         p.push_str(&format!(
-            "- {} (respondent said: \"{}\")\n",
-            n.label,
-            n.source_quote.trim()
+            "\n## Concepts of type '{node_type}': {description}\n"
         ));
+        for n in nodes {
+            p.push_str(&format!(
+                "- {} (respondent said: \"{}\")\n",
+                n.label,
+                n.source_quote.trim()
+            ));
+        }
+        let same_type: Vec<&str> = existing
+            .iter()
+            .filter(|s| s.node_type == *node_type)
+            .map(|s| s.slot_name.as_str())
+            .collect();
+        if !same_type.is_empty() {
+            p.push_str(&format!(
+                "Canonical concepts of this type already in use (reuse a name when a concept \
+                 fits): {}\n",
+                same_type.join(", ")
+            ));
+        }
     }
-    let same_type: Vec<&str> = existing
-        .iter()
-        .filter(|s| s.node_type == node_type)
-        .map(|s| s.slot_name.as_str())
-        .collect();
-    if !same_type.is_empty() {
-        p.push_str(&format!(
-            "\nCanonical concepts already in use (reuse a name when a concept fits): {}\n",
-            same_type.join(", ")
-        ));
-    }
-    p.push_str(&format!(
+    p.push_str(
         "\nPropose one canonical concept per distinct idea; paraphrases share one. Name it in \
-         snake_case, describe it in one sentence, and list the concept labels exactly as written \
-         above. Reply with one JSON object and nothing else:\n\
-         {{\"slots\": [{{\"slot_name\": \"...\", \"description\": \"...\", \"node_type\": \"{node_type}\", \
-         \"surface_labels\": [\"...\"]}}]}}\n"
-    ));
+         snake_case, describe it in one sentence, give its type, and list the concept labels \
+         exactly as written above. Reply with one JSON object and nothing else:\n\
+         {\"slots\": [{\"slot_name\": \"...\", \"description\": \"...\", \"node_type\": \"...\", \
+         \"surface_labels\": [\"...\"]}]}\n",
+    );
     p
+}
+
+/// The texts to embed for `proposals`, in order (one embedding call for the whole turn).
+pub fn proposal_texts(proposals: &[SlotProposal]) -> Vec<String> {
+    proposals
+        .iter()
+        .map(|p| slot_text(&p.slot_name, &p.description))
+        .collect()
+}
+
+/// Integrates a turn's proposals into `existing`, group by group in order, so a later group
+/// sees the slots an earlier one created. `embeddings[i]` embeds [`proposal_texts`]`[i]`. A
+/// proposal whose type has no group this turn is ignored and named in `ignored_proposals`.
+pub fn integrate_turn(
+    existing: &[CanonicalSlot],
+    groups: &[TypeGroup<'_>],
+    proposals: &[SlotProposal],
+    embeddings: &[Vec<f32>],
+    ctx: &SlotContext<'_>,
+    new_id: &mut dyn FnMut() -> String,
+) -> SlotUpdate {
+    let mut current: Vec<CanonicalSlot> = existing.to_vec();
+    let mut total = SlotUpdate::default();
+    let mut mapped: HashSet<String> = ctx.mapped_nodes.clone();
+    for (node_type, nodes) in groups {
+        let (mine, vectors): (Vec<SlotProposal>, Vec<Vec<f32>>) = proposals
+            .iter()
+            .zip(embeddings)
+            .filter(|(p, _)| p.node_type.eq_ignore_ascii_case(node_type))
+            .map(|(p, e)| (p.clone(), e.clone()))
+            .unzip();
+        let batch = ProposalBatch {
+            node_type,
+            nodes,
+            proposals: &mine,
+            embeddings: &vectors,
+        };
+        let batch_ctx = SlotContext {
+            session_id: ctx.session_id,
+            turn: ctx.turn,
+            mapped_nodes: &mapped,
+        };
+        let update = integrate_proposals(&current, &batch, &batch_ctx, new_id);
+        mapped.extend(
+            update
+                .mappings_created
+                .iter()
+                .map(|m| m.surface_node_id.clone()),
+        );
+        merge_update(&mut current, &mut total, update);
+    }
+    total.ignored_proposals.extend(
+        proposals
+            .iter()
+            .filter(|p| {
+                !groups
+                    .iter()
+                    .any(|(t, _)| p.node_type.eq_ignore_ascii_case(t))
+            })
+            .map(|p| {
+                format!(
+                    "{} ({}): no new node of that type",
+                    p.slot_name, p.node_type
+                )
+            }),
+    );
+    total
+}
+
+/// Parses a reply, quoting it when it holds no JSON at all.
+pub fn proposals_of(reply: &str) -> Result<Vec<SlotProposal>, DiscoveryError> {
+    parse_slot_reply(reply).map_err(|e| {
+        DiscoveryError::Contract(match e {
+            ContractError::NoJson(_) => ContractError::NoJson(quote(reply)),
+            other => other,
+        })
+    })
 }
 
 /// Parses and validates a slot-discovery reply.
@@ -140,141 +238,6 @@ fn parse_slot(i: usize, v: &serde_json::Value) -> Result<SlotProposal, ContractE
         node_type: text("node_type")?,
         surface_labels,
     })
-}
-
-/// Runs discovery over a turn's new nodes: one `ask` per batch (none when no nodes were
-/// added), proposals embedded in one batch per reply, merged into `slots` in batch order.
-///
-/// The first batch of every node type is asked at once, so a turn that adds several types
-/// waits for one model round trip rather than one per type: those prompts only list slots of
-/// their own type, which no other type's batch can change. Further batches of a type (more
-/// than [`MAX_NODES_PER_CALL`](super::canonical::MAX_NODES_PER_CALL) new nodes) are asked
-/// afterwards, one at a time, so they see the slots the earlier batches created.
-pub async fn discover_slots<F, Fut>(
-    methodology: &Methodology,
-    slots: &[CanonicalSlot],
-    new_nodes: &[KgNode],
-    ctx: &SlotContext<'_>,
-    embedder: &dyn Embedder,
-    new_id: &mut dyn FnMut() -> String,
-    mut ask: F,
-) -> Result<SlotUpdate, DiscoveryError>
-where
-    F: FnMut(String) -> Fut,
-    Fut: Future<Output = Result<String, String>>,
-{
-    let mut current: Vec<CanonicalSlot> = slots.to_vec();
-    let mut total = SlotUpdate::default();
-    let mut mapped: HashSet<String> = ctx.mapped_nodes.clone();
-    let all = batches(new_nodes);
-    let (first, rest): (Vec<_>, Vec<_>) = all
-        .iter()
-        .enumerate()
-        .partition(|(i, (t, _))| all.iter().position(|(other, _)| other == t) == Some(*i));
-    let asked: Vec<Fut> = first
-        .iter()
-        .map(|(_, (node_type, nodes))| ask(slot_prompt(methodology, node_type, nodes, &current)))
-        .collect();
-    let replies = futures::future::join_all(asked).await;
-    // Parse every first-round reply, then embed all their proposals in one model call.
-    let mut parsed: Vec<(Batch<'_>, Vec<SlotProposal>)> = Vec::with_capacity(first.len());
-    for ((_, (node_type, nodes)), reply) in first.iter().zip(replies) {
-        let reply = reply.map_err(DiscoveryError::Llm)?;
-        parsed.push((Batch { node_type, nodes }, proposals_of(&reply)?));
-    }
-    let texts: Vec<String> = parsed
-        .iter()
-        .flat_map(|(_, proposals)| {
-            proposals
-                .iter()
-                .map(|p| slot_text(&p.slot_name, &p.description))
-        })
-        .collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let mut embeddings = embedder.embed(&refs)?.into_iter();
-    let mut state = Running {
-        current: &mut current,
-        total: &mut total,
-        mapped: &mut mapped,
-    };
-    for (batch, proposals) in &parsed {
-        let batch_embeddings: Vec<Vec<f32>> = embeddings.by_ref().take(proposals.len()).collect();
-        integrate_batch(batch, proposals, &batch_embeddings, ctx, new_id, &mut state);
-    }
-    for (_, (node_type, nodes)) in rest {
-        let reply = ask(slot_prompt(methodology, node_type, nodes, state.current))
-            .await
-            .map_err(DiscoveryError::Llm)?;
-        let proposals = proposals_of(&reply)?;
-        let texts: Vec<String> = proposals
-            .iter()
-            .map(|p| slot_text(&p.slot_name, &p.description))
-            .collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let batch_embeddings = embedder.embed(&refs)?;
-        let batch = Batch { node_type, nodes };
-        integrate_batch(
-            &batch,
-            &proposals,
-            &batch_embeddings,
-            ctx,
-            new_id,
-            &mut state,
-        );
-    }
-    Ok(total)
-}
-
-struct Batch<'a> {
-    node_type: &'a str,
-    nodes: &'a [&'a KgNode],
-}
-
-/// The slots, mapped nodes and running total that successive batches update.
-struct Running<'a> {
-    current: &'a mut Vec<CanonicalSlot>,
-    total: &'a mut SlotUpdate,
-    mapped: &'a mut HashSet<String>,
-}
-
-/// Parses a reply, quoting it when it holds no JSON at all.
-fn proposals_of(reply: &str) -> Result<Vec<SlotProposal>, DiscoveryError> {
-    parse_slot_reply(reply).map_err(|e| {
-        DiscoveryError::Contract(match e {
-            ContractError::NoJson(_) => ContractError::NoJson(quote(reply)),
-            other => other,
-        })
-    })
-}
-
-/// Merges one batch's proposals (with their embeddings) into the running state.
-fn integrate_batch(
-    batch: &Batch<'_>,
-    proposals: &[SlotProposal],
-    embeddings: &[Vec<f32>],
-    ctx: &SlotContext<'_>,
-    new_id: &mut dyn FnMut() -> String,
-    state: &mut Running<'_>,
-) {
-    let proposal_batch = ProposalBatch {
-        node_type: batch.node_type,
-        nodes: batch.nodes,
-        proposals,
-        embeddings,
-    };
-    let batch_ctx = SlotContext {
-        session_id: ctx.session_id,
-        turn: ctx.turn,
-        mapped_nodes: state.mapped,
-    };
-    let update = integrate_proposals(state.current, &proposal_batch, &batch_ctx, new_id);
-    state.mapped.extend(
-        update
-            .mappings_created
-            .iter()
-            .map(|m| m.surface_node_id.clone()),
-    );
-    merge_update(state.current, state.total, update);
 }
 
 /// Folds one batch's update into the running slot list and the turn's total.

@@ -25,21 +25,6 @@ fn ids() -> impl FnMut() -> String {
 }
 
 #[test]
-fn batches_group_by_type_in_chunks_of_eight() {
-    let nodes: Vec<KgNode> = (0..10)
-        .map(|i| node(&format!("a{i}"), "x", "attribute", &[1.0]))
-        .chain([node("v", "x", "terminal_value", &[1.0])])
-        .collect();
-    let b = batches(&nodes);
-    let sizes: Vec<(&str, usize)> = b.iter().map(|(t, n)| (t.as_str(), n.len())).collect();
-    assert_eq!(
-        sizes,
-        [("attribute", 8), ("attribute", 2), ("terminal_value", 1)]
-    );
-    assert!(batches(&[]).is_empty(), "no nodes, no LLM call");
-}
-
-#[test]
 fn proposals_create_merge_and_promote() {
     let mapped = HashSet::new();
     let mut next = ids();

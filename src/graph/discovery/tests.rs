@@ -1,8 +1,6 @@
-use std::cell::RefCell;
-
 use super::*;
 use crate::config::ConfigDir;
-use crate::embed::HashEmbedder;
+use crate::embed::{Embedder, HashEmbedder};
 use crate::graph::model::SlotStatus;
 
 fn mec() -> Methodology {
@@ -20,32 +18,11 @@ fn node(id: &str, label: &str, node_type: &str) -> KgNode {
     }
 }
 
-/// A scripted slot-discovery LLM: replies in order, records prompts, errors when exhausted.
-struct Script {
-    replies: RefCell<Vec<String>>,
-    prompts: RefCell<Vec<String>>,
-}
-
-impl Script {
-    fn new(replies: &[&str]) -> Self {
-        Self {
-            replies: RefCell::new(replies.iter().rev().map(|r| (*r).to_owned()).collect()),
-            prompts: RefCell::default(),
-        }
-    }
-
-    #[allow(clippy::unused_async)] // stands in for an async LLM call
-    async fn ask(&self, prompt: String) -> Result<String, String> {
-        self.prompts.borrow_mut().push(prompt);
-        self.replies
-            .borrow_mut()
-            .pop()
-            .ok_or_else(|| "script exhausted".to_owned())
-    }
-}
-
+/// One turn of discovery the way the pipeline's stage runs it: one prompt for every type, the
+/// scripted reply parsed, all proposals embedded together, then integrated.
 fn run(
-    script: &Script,
+    reply: Option<&str>,
+    prompts: &mut Vec<String>,
     slots: &[CanonicalSlot],
     nodes: &[KgNode],
     turn: u32,
@@ -62,47 +39,51 @@ fn run(
         format!("slot-{turn}-{n}")
     };
     let methodology = mec();
-    let embedder = HashEmbedder::default();
-    let fut = discover_slots(&methodology, slots, nodes, &ctx, &embedder, &mut ids, |p| {
-        script.ask(p)
-    });
-    block_on(fut)
-}
-
-/// The scripted futures never pend; a current-thread runtime drives them.
-fn block_on<F: Future>(fut: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(fut)
+    let groups = groups(nodes);
+    if groups.is_empty() {
+        return Ok(SlotUpdate::default());
+    }
+    prompts.push(slot_prompt(&methodology, &groups, slots));
+    let reply = reply.ok_or_else(|| DiscoveryError::Llm("script exhausted".to_owned()))?;
+    let proposals = proposals_of(reply)?;
+    let texts = proposal_texts(&proposals);
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let embeddings = HashEmbedder::default().embed(&refs)?;
+    Ok(integrate_turn(
+        slots,
+        &groups,
+        &proposals,
+        &embeddings,
+        &ctx,
+        &mut ids,
+    ))
 }
 
 #[test]
 fn no_new_nodes_means_no_llm_call() {
-    let script = Script::new(&[]);
-    let update = run(&script, &[], &[], 1).unwrap();
-    assert!(script.prompts.borrow().is_empty());
+    let mut prompts = Vec::new();
+    let update = run(None, &mut prompts, &[], &[], 1).unwrap();
+    assert!(prompts.is_empty());
     assert_eq!(update, SlotUpdate::default());
 }
 
 #[test]
-fn one_call_per_type_batch_and_promotion_across_turns() {
+fn one_call_for_all_types_and_promotion_across_turns() {
     let t1 = [
         node("a", "creamy texture", "attribute"),
         node("v", "indulgence", "terminal_value"),
     ];
-    let script = Script::new(&[
-        r#"```json
-{"slots": [{"slot_name": "Creamy Texture", "description": "a rich mouthfeel", "node_type": "attribute", "surface_labels": ["creamy texture"]}]}
-```"#,
-        r#"{"slots": [{"slot_name": "indulgence", "description": "treating oneself", "node_type": "terminal_value", "surface_labels": ["indulgence"]}]}"#,
-    ]);
-    let u1 = run(&script, &[], &t1, 1).unwrap();
-    assert_eq!(script.prompts.borrow().len(), 2);
-    assert!(
-        script.prompts.borrow()[0]
-            .contains("- creamy texture (respondent said: \"it's creamy texture\")")
-    );
+    let reply = r#"```json
+{"slots": [{"slot_name": "Creamy Texture", "description": "a rich mouthfeel", "node_type": "attribute", "surface_labels": ["creamy texture"]},
+           {"slot_name": "indulgence", "description": "treating oneself", "node_type": "terminal_value", "surface_labels": ["indulgence"]},
+           {"slot_name": "price", "description": "what it costs", "node_type": "functional_consequence", "surface_labels": ["cheap"]}]}
+```"#;
+    let mut prompts = Vec::new();
+    let u1 = run(Some(reply), &mut prompts, &[], &t1, 1).unwrap();
+    assert_eq!(prompts.len(), 1, "one call covers both types");
+    assert!(prompts[0].contains("## Concepts of type 'attribute'"));
+    assert!(prompts[0].contains("## Concepts of type 'terminal_value'"));
+    assert!(prompts[0].contains("- creamy texture (respondent said: \"it's creamy texture\")"));
     assert_eq!(u1.slots_created.len(), 2);
     assert_eq!(
         u1.slots_created[0].slot_name, "creamy_texture",
@@ -113,16 +94,18 @@ fn one_call_per_type_batch_and_promotion_across_turns() {
             .iter()
             .all(|s| s.status == SlotStatus::Candidate)
     );
+    assert_eq!(
+        u1.ignored_proposals,
+        vec!["price (functional_consequence): no new node of that type".to_owned()]
+    );
 
     // Turn 2 proposes the same canonical name for a paraphrase: same text, same embedding.
     let t2 = [node("b", "creamy feel", "attribute")];
-    let script2 = Script::new(&[
-        r#"{"slots": [{"slot_name": "creamy_texture", "description": "a rich mouthfeel", "node_type": "attribute", "surface_labels": ["Creamy feel"]}]}"#,
-    ]);
-    let u2 = run(&script2, &u1.slots_created, &t2, 2).unwrap();
+    let reply2 = r#"{"slots": [{"slot_name": "creamy_texture", "description": "a rich mouthfeel", "node_type": "attribute", "surface_labels": ["Creamy feel"]}]}"#;
+    let mut prompts2 = Vec::new();
+    let u2 = run(Some(reply2), &mut prompts2, &u1.slots_created, &t2, 2).unwrap();
     assert!(
-        script2.prompts.borrow()[0]
-            .contains("already in use (reuse a name when a concept fits): creamy_texture")
+        prompts2[0].contains("already in use (reuse a name when a concept fits): creamy_texture")
     );
     assert!(u2.slots_created.is_empty());
     assert_eq!(u2.slots_updated[0].status, SlotStatus::Active);
@@ -147,12 +130,14 @@ fn malformed_replies_name_the_stage_and_the_field() {
             "slots[0].surface_labels: must be an array of strings",
         ),
     ] {
-        let script = Script::new(&[reply]);
-        let err = run(&script, &[], &nodes, 1).unwrap_err().to_string();
+        let err = run(Some(reply), &mut Vec::new(), &[], &nodes, 1)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(needle), "{err}");
     }
-    let script = Script::new(&[]);
-    let err = run(&script, &[], &nodes, 1).unwrap_err().to_string();
+    let err = run(None, &mut Vec::new(), &[], &nodes, 1)
+        .unwrap_err()
+        .to_string();
     assert_eq!(err, "slot_discovery: the LLM call failed: script exhausted");
 }
 

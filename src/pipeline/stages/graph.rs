@@ -1,23 +1,23 @@
 //! Stages 3 (extraction), 4 (graph update) and 4.5 (slot discovery).
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::config::Methodology;
 use crate::graph::canonical::{SlotContext, SlotUpdate, aggregate_edges};
-use crate::graph::discovery::discover_slots;
+use crate::graph::discovery;
 use crate::graph::model::{KgNode, SlotMapping};
 use crate::graph::node_state::{NodeRegistration, NodeStateTracker};
 use crate::graph::surface::{
     ExtractedConcept, SurfaceUpdate, TurnExtraction, TurnOrigin, apply_extraction, norm,
 };
-use crate::llm::{LlmError, LlmRequest, Role};
+use crate::llm::Role;
 use crate::pipeline::contracts::{
     EdgeRef, ExtractionOutput, ExtractionResult, GraphUpdateOutput, NodeRef, SlotDiscoveryOutput,
     SlotRef, SourcedConcept, SourcedRelationship,
 };
 use crate::pipeline::ids::IdMinter;
-use crate::pipeline::interview::{CallRecord, Interview, TurnRun, emit_call};
+use crate::pipeline::interview::{CallRecord, Interview, TurnRun, llm_error};
 use crate::pipeline::world::now_rfc3339;
 use crate::pipeline::{EventSink, PipelineError};
 use crate::prompts::{ExtractionInput, extraction_prompt, parse_extraction_reply};
@@ -91,13 +91,40 @@ fn describe_update(update: &SurfaceUpdate) -> String {
 }
 
 impl Interview {
-    /// Runs slot discovery for the turn's new nodes, keeping every model call for the commit.
+    /// Slot discovery for the turn's new nodes: proposals from one call covering every node
+    /// type (or from the offline clustering), all embedded in one pass, then integrated.
     async fn discover(
         &self,
         turn: u32,
         new_nodes: &[KgNode],
         events: &EventSink,
     ) -> Result<(SlotUpdate, Vec<CallRecord>), PipelineError> {
+        let groups = discovery::groups(new_nodes);
+        let mut calls = Vec::new();
+        let proposals = if groups.is_empty() {
+            Vec::new()
+        } else {
+            let prompt = discovery::slot_prompt(&self.spec.methodology, &groups, &self.world.slots);
+            let schema = Arc::new(crate::prompts::schema::slot_schema(&self.spec.methodology));
+            let request = self
+                .services
+                .llm
+                .request(Role::SlotDiscovery, String::new(), prompt, None, turn)
+                .map_err(|e| llm_error(Role::SlotDiscovery, e))?
+                .with_schema(schema);
+            let call = self.call(&request, events).await?;
+            let proposals = discovery::proposals_of(&call.response.text)
+                .map_err(|e| PipelineError::discovery(e, None))?;
+            calls.push(call);
+            proposals
+        };
+        let texts = discovery::proposal_texts(&proposals);
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let embeddings = if refs.is_empty() {
+            Vec::new()
+        } else {
+            self.services.embedder.embed(&refs)?
+        };
         let mapped: HashSet<String> = self
             .world
             .mappings
@@ -109,68 +136,17 @@ impl Interview {
             turn,
             mapped_nodes: &mapped,
         };
-        let calls: Arc<Mutex<Vec<CallRecord>>> = Arc::default();
-        let failure: Arc<Mutex<Option<(LlmRequest, LlmError)>>> = Arc::default();
-        let llm = Arc::clone(&self.services.llm);
-        let schema = Arc::new(crate::prompts::schema::slot_schema(&self.spec.methodology));
-        let ask = |prompt: String| {
-            let llm = Arc::clone(&llm);
-            let calls = Arc::clone(&calls);
-            let failure = Arc::clone(&failure);
-            let schema = Arc::clone(&schema);
-            async move {
-                let request = llm
-                    .request(Role::SlotDiscovery, String::new(), prompt, None, turn)
-                    .map_err(|e| e.to_string())?
-                    .with_schema(schema);
-                match llm.complete(&request).await {
-                    Ok(response) => {
-                        emit_call(events, &llm, &request, &response);
-                        let text = response.text.clone();
-                        if let Ok(mut c) = calls.lock() {
-                            c.push(CallRecord {
-                                role: Role::SlotDiscovery,
-                                response,
-                            });
-                        }
-                        Ok(text)
-                    }
-                    Err(e) => {
-                        let message = e.to_string();
-                        if let Ok(mut f) = failure.lock() {
-                            *f = Some((request, e));
-                        }
-                        Err(message)
-                    }
-                }
-            }
-        };
         let mut slot_ids = IdMinter::new(&self.world.session_id, turn, "slot");
         let mut new_id = || slot_ids.mint();
-        let outcome = discover_slots(
-            &self.spec.methodology,
+        let update = discovery::integrate_turn(
             &self.world.slots,
-            new_nodes,
+            &groups,
+            &proposals,
+            &embeddings,
             &ctx,
-            self.services.embedder.as_ref(),
             &mut new_id,
-            ask,
-        )
-        .await;
-        let calls: Vec<CallRecord> = calls
-            .lock()
-            .map(|mut c| c.drain(..).collect())
-            .unwrap_or_default();
-        match outcome {
-            Ok(update) => Ok((update, calls)),
-            Err(e) => {
-                let failed = failure.lock().ok().and_then(|mut f| f.take());
-                if let Some((request, err)) = &failed {
-                    self.record_failed_call(turn, request, err, events);
-                }
-                Err(PipelineError::discovery(e, failed.map(|(_, err)| err)))
-            }
-        }
+        );
+        Ok((update, calls))
     }
 
     /// Stage 3: concepts and relationships from the answer, each tied to its utterance.

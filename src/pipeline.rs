@@ -129,6 +129,11 @@ pub struct PipelineSettings {
     pub enable_canonical_slots: bool,
     /// Character budget of the conversation window given to prompts.
     pub window_chars: usize,
+    /// Run slot discovery inside the turn, before state computation, as the seeds order it.
+    /// Off (the default), it runs after the question is out, while the respondent reads and
+    /// types ([`Interview::discover_deferred_slots`]), so a turn waits for two model calls
+    /// instead of three; the turn's canonical signals then come from the previous turn's slots.
+    pub inline_slot_discovery: bool,
 }
 
 impl Default for PipelineSettings {
@@ -137,6 +142,7 @@ impl Default for PipelineSettings {
             enable_srl: true,
             enable_canonical_slots: true,
             window_chars: crate::prompts::DEFAULT_WINDOW_CHARS,
+            inline_slot_discovery: false,
         }
     }
 }

@@ -169,8 +169,15 @@ async fn run(
                     turn: interview.turn_count() + 1,
                     text: text.clone(),
                 });
-                if let Err(e) = interview.answer(&text, &events).await {
-                    events.emit(failed(&e));
+                match interview.answer(&text, &events).await {
+                    Ok(_) => {
+                        // The question is on screen: the deferred slot discovery runs while
+                        // the respondent reads and types (its graph comes with the snapshot).
+                        if let Err(e) = interview.discover_deferred_slots(&events).await {
+                            events.emit(failed(&e));
+                        }
+                    }
+                    Err(e) => events.emit(failed(&e)),
                 }
             }
             Command::Retry => settle(&mut interview, &events).await,
@@ -220,11 +227,14 @@ async fn settle(interview: &mut Interview, events: &EventSink) {
         }
         Pending::Resume {
             answer: Some(_), ..
-        } => {
-            if let Err(e) = interview.resume(events).await {
-                events.emit(failed(&e));
+        } => match interview.resume(events).await {
+            Ok(_) => {
+                if let Err(e) = interview.discover_deferred_slots(events).await {
+                    events.emit(failed(&e));
+                }
             }
-        }
+            Err(e) => events.emit(failed(&e)),
+        },
         Pending::Resume { turn, answer: None } => {
             // Interrupted before the answer was saved: ask the same question again.
             if let Ok(question) = interview.question_of(turn.saturating_sub(1)) {

@@ -618,3 +618,78 @@ async fn srl_hints_reach_the_checkpoint_when_enabled() {
     let relations = out["discourse_relations"].to_string();
     assert!(relations.contains("because"), "{relations}");
 }
+
+/// Where each event of a stage or question sits in the stream, for ordering checks.
+fn position(events: &[Event], wanted: impl Fn(&Event) -> bool) -> usize {
+    events
+        .iter()
+        .position(wanted)
+        .unwrap_or_else(|| panic!("event not found in {} events", events.len()))
+}
+
+#[tokio::test]
+async fn slot_discovery_runs_after_the_question_and_before_the_next_state() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut services = common::services();
+    services.settings.inline_slot_discovery = false;
+    let mut interview = Interview::create(
+        Store::open(tmp.path().join("i.db")).unwrap(),
+        common::spec(11),
+        services,
+        Some("deferred".to_owned()),
+    )
+    .unwrap();
+    let (tx, mut rx) = unbounded_channel();
+    let events = EventSink::new(tx);
+    let answers = common::answers();
+    interview.opening(&events).await.unwrap();
+    // Turn 1, then its deferred discovery as a driver runs it while the respondent types.
+    interview.answer(&answers[0], &events).await.unwrap();
+    interview.discover_deferred_slots(&events).await.unwrap();
+    // Turn 2 without the driver's call: turn 3 runs turn 2's discovery itself before its state.
+    interview.answer(&answers[1], &events).await.unwrap();
+    interview.answer(&answers[2], &events).await.unwrap();
+    drop(events);
+    let mut seen = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        seen.push(e);
+    }
+    let slots_done = |turn: u32| move |e: &Event| matches!(e, Event::StageFinished { turn: t, stage: Stage::SlotDiscovery, .. } if *t == turn);
+    let question =
+        |turn: u32| move |e: &Event| matches!(e, Event::Question { turn: t, .. } if *t == turn);
+    let state_of = |turn: u32| move |e: &Event| matches!(e, Event::StageStarted { turn: t, stage: Stage::StateComputation } if *t == turn);
+    for turn in 1..=2 {
+        let slots = position(&seen, slots_done(turn));
+        assert!(
+            position(&seen, question(turn)) < slots,
+            "turn {turn}: slots after the question"
+        );
+        assert!(
+            slots < position(&seen, state_of(turn + 1)),
+            "turn {turn}: slots before turn {}'s state",
+            turn + 1
+        );
+    }
+    // One slot-discovery call per turn that added nodes, never two.
+    let calls: Vec<u32> = seen
+        .iter()
+        .filter_map(|e| match e {
+            Event::LlmCall { turn, role, .. } if role.as_str() == "slot_discovery" => Some(*turn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        vec![1, 2],
+        "turn 3's discovery waits for the next answer"
+    );
+    // Turn 1's slots are in the store under turn 1.
+    let store = interview.store();
+    let checkpoints = store.checkpoints_for_turn("deferred", 1).unwrap();
+    assert!(
+        checkpoints
+            .iter()
+            .any(|c| c.stage == Stage::SlotDiscovery.name())
+    );
+    assert!(!store.slots("deferred").unwrap().is_empty());
+}

@@ -122,6 +122,10 @@ async fn drive(
                 answers.skip_to(turn)?;
                 let result = interview.resume(&events).await.map_err(failed)?;
                 show_result(out, json, &result)?;
+                interview
+                    .discover_deferred_slots(&events)
+                    .await
+                    .map_err(failed)?;
                 continue;
             }
             Pending::Resume { turn, answer: None } | Pending::Answer { turn, .. } => turn,
@@ -136,6 +140,11 @@ async fn drive(
         };
         let result = interview.answer(&answer, &events).await.map_err(failed)?;
         show_result(out, json, &result)?;
+        // The question is out: the deferred slot discovery runs while the next answer is read.
+        interview
+            .discover_deferred_slots(&events)
+            .await
+            .map_err(failed)?;
         interview.flush_journal();
     }
 }

@@ -43,6 +43,10 @@ pub struct StageFlags {
     /// Skip stage 4.5 (canonical slots).
     #[arg(long)]
     pub no_canonical_slots: bool,
+    /// Run slot discovery inside the turn, before state computation (the seeds' order),
+    /// instead of after the question while the respondent types.
+    #[arg(long)]
+    pub inline_slot_discovery: bool,
 }
 
 impl StageFlags {
@@ -50,6 +54,7 @@ impl StageFlags {
         PipelineSettings {
             enable_srl: !self.no_srl,
             enable_canonical_slots: !self.no_canonical_slots,
+            inline_slot_discovery: self.inline_slot_discovery,
             ..PipelineSettings::default()
         }
     }

@@ -353,13 +353,20 @@ impl Interview {
         let fail = |stage, error| TurnError { turn, stage, error };
         self.ensure_active()
             .map_err(|e| fail(Stage::ContextLoading, e))?;
+        // A previous turn whose deferred slot discovery never ran (the driver stopped first)
+        // catches up before this turn computes its state.
+        self.discover_deferred_slots(events).await?;
         let mut run = self
             .restore_run(turn, input)
             .map_err(|(stage, e)| fail(stage, e))?;
+        let deferred = !self.services.settings.inline_slot_discovery;
         if let Ok(saved) = run.ctx.utterance_saving() {
             run.ctx.user_input = saved.user_utterance.clone();
         }
         for stage in Stage::ALL {
+            if stage == Stage::SlotDiscovery && deferred {
+                continue;
+            }
             if run.ctx.has(stage) {
                 events.emit(Event::StageFinished {
                     turn,
@@ -404,11 +411,60 @@ impl Interview {
         }
         events.emit(Event::TurnCompleted(Box::new(result.clone())));
         if !result.should_continue {
+            // No next answer to overlap with: the last turn's slots are discovered now, so
+            // the finished session's canonical graph is complete.
+            self.discover_deferred_slots(events).await?;
             events.emit(Event::Finished {
                 reason: result.termination_reason.clone().unwrap_or_default(),
             });
         }
         Ok(result)
+    }
+
+    /// Runs the slot discovery the last completed turn deferred until after its question
+    /// (see [`PipelineSettings::inline_slot_discovery`](super::PipelineSettings)), and commits
+    /// it under that turn. Drivers call it while the respondent reads and answers; a turn that
+    /// starts before it ran runs it first. Does nothing when there is nothing to discover.
+    pub async fn discover_deferred_slots(&mut self, events: &EventSink) -> Result<(), TurnError> {
+        let turn = self.world.state.turn_count;
+        if turn == 0 {
+            return Ok(());
+        }
+        let fail = |error| TurnError {
+            turn,
+            stage: Stage::SlotDiscovery,
+            error,
+        };
+        let checkpoints = self
+            .store
+            .checkpoints_for_turn(&self.world.session_id, turn)
+            .map_err(|e| fail(e.into()))?;
+        let done = checkpoints
+            .iter()
+            .any(|c| c.stage == Stage::SlotDiscovery.name());
+        let updated = checkpoints
+            .iter()
+            .any(|c| c.stage == Stage::GraphUpdate.name());
+        if done || !updated {
+            return Ok(());
+        }
+        let mut run = self
+            .restore_run(turn, String::new())
+            .map_err(|(_, e)| fail(e))?;
+        events.emit(Event::StageStarted {
+            turn,
+            stage: Stage::SlotDiscovery,
+        });
+        let t = Instant::now();
+        let summary = self.slot_discovery(&mut run, events).await.map_err(fail)?;
+        events.emit(Event::StageFinished {
+            turn,
+            stage: Stage::SlotDiscovery,
+            elapsed: t.elapsed(),
+            summary: format!("{summary} (after the question)"),
+            resumed: false,
+        });
+        Ok(())
     }
 
     /// A turn with every checkpointed stage output (and its extra data) restored.

@@ -156,6 +156,7 @@ pub async fn drive(
                 answer: Some(_), ..
             } => {
                 interview.resume(events).await?;
+                interview.discover_deferred_slots(events).await?;
             }
             Pending::Resume { turn, answer: None } | Pending::Answer { turn, .. } => {
                 let answer = respond(interview, respondent, llm, turn, events).await?;
@@ -165,6 +166,7 @@ pub async fn drive(
                     text: answer.text.clone(),
                 });
                 interview.answer(&answer.text, events).await?;
+                interview.discover_deferred_slots(events).await?;
             }
         }
         crate::session::publish_snapshot(interview, events);

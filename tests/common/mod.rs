@@ -52,7 +52,7 @@ pub fn services_with(script: &Path) -> Services {
             &(Arc::new(provider) as Arc<dyn LlmProvider>),
         )),
         embedder,
-        settings: PipelineSettings::default(),
+        settings: seed_order(),
     }
 }
 
@@ -76,6 +76,15 @@ pub fn services_with_router(router: LlmRouter) -> Services {
     Services {
         llm: Arc::new(router),
         embedder,
-        settings: PipelineSettings::default(),
+        settings: seed_order(),
+    }
+}
+
+/// The seeds' stage order (slot discovery inside the turn): the stage-by-stage tests check it;
+/// the deferred order has tests of its own.
+pub fn seed_order() -> PipelineSettings {
+    PipelineSettings {
+        inline_slot_discovery: true,
+        ..PipelineSettings::default()
     }
 }

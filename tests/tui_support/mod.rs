@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use interviewer::config::ConfigDir;
 use interviewer::embed::{Embedder, HashEmbedder};
 use interviewer::llm::{LlmProvider, LlmRouter, RetryPolicy, ScriptedProvider};
-use interviewer::pipeline::{Event, Interview, InterviewSpec, PipelineSettings, Services};
+use interviewer::pipeline::{Event, Interview, InterviewSpec, Services};
 use interviewer::session::{self, Command, SessionControl};
 use interviewer::store::Store;
 use interviewer::tui::{App, FixedClock, Mode, SessionInfo, Theme};
@@ -59,7 +59,7 @@ pub fn services(script: &Path) -> Services {
     Services {
         llm: Arc::new(router),
         embedder,
-        settings: PipelineSettings::default(),
+        settings: crate::common::seed_order(),
     }
 }
 

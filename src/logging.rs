@@ -40,6 +40,8 @@ pub fn init() -> Option<WorkerGuard> {
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)
+        // A line when a turn's or a stage's span closes, with its elapsed time and outcome.
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
         .with_env_filter(filter)
         .try_init()
         .ok()?;

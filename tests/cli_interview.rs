@@ -177,3 +177,44 @@ fn a_failing_model_exits_3_and_the_session_resumes() {
     assert!(stdout.starts_with("[turn 2 "), "{stdout}");
     assert!(stdout.contains("[turn 10 "), "{stdout}");
 }
+
+#[test]
+fn the_log_has_a_span_per_stage_per_turn_with_its_elapsed_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    let out = interview(
+        &tmp.path().join("i.db"),
+        &["--json", "--script", &script()],
+        &[
+            ("INTERVIEWER_LOG", "interviewer=info"),
+            ("INTERVIEWER_LOG_DIR", logs.to_str().unwrap()),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut text = String::new();
+    for entry in std::fs::read_dir(&logs).unwrap() {
+        text.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    let closed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("stage{") && l.contains(" close "))
+        .collect();
+    for turn in 1..=10 {
+        for stage in interviewer::pipeline::Stage::ALL {
+            let needle = format!("turn={turn} stage=\"{}\" elapsed_ms=", stage.name());
+            let lines: Vec<&&str> = closed.iter().filter(|l| l.contains(&needle)).collect();
+            assert_eq!(lines.len(), 1, "turn {turn}, {}: {lines:?}", stage.name());
+            assert!(lines[0].contains("outcome=\"ok"), "{}", lines[0]);
+        }
+        assert!(
+            text.lines().any(|l| l.contains("turn{session=")
+                && l.contains(&format!(" turn={turn} elapsed_ms="))
+                && l.contains(" close ")),
+            "no closed span of turn {turn}"
+        );
+    }
+}

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
+use tracing::Instrument;
+
 use serde_json::{Value, json};
 
 use super::context::{StageOutput, TurnContext};
@@ -348,6 +350,38 @@ impl Interview {
         input: String,
         events: &EventSink,
     ) -> Result<TurnResult, TurnError> {
+        let span = tracing::info_span!(
+            "turn",
+            session = %self.world.session_id,
+            turn = self.world.state.turn_count + 1,
+            elapsed_ms = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let result = self
+            .run_turn_stages(input, events)
+            .instrument(span.clone())
+            .await;
+        close_span(
+            &span,
+            started,
+            result.as_ref().map(|r| {
+                if r.should_continue {
+                    "ok"
+                } else {
+                    "ok, interview finished"
+                }
+            }),
+        );
+        result
+    }
+
+    /// The stages of one turn, in order, each in its own span.
+    async fn run_turn_stages(
+        &mut self,
+        input: String,
+        events: &EventSink,
+    ) -> Result<TurnResult, TurnError> {
         let started = Instant::now();
         let turn = self.world.state.turn_count + 1;
         let fail = |stage, error| TurnError { turn, stage, error };
@@ -388,10 +422,13 @@ impl Interview {
             }
             events.emit(Event::StageStarted { turn, stage });
             let t = Instant::now();
-            let summary = self
+            let span = stage_span(&self.world.session_id, turn, stage);
+            let outcome = self
                 .run_stage(stage, &mut run, events)
-                .await
-                .map_err(|e| fail(stage, e))?;
+                .instrument(span.clone())
+                .await;
+            close_span(&span, t, outcome.as_ref().map(|_| "ok"));
+            let summary = outcome.map_err(|e| fail(stage, e))?;
             events.emit(Event::StageFinished {
                 turn,
                 stage,
@@ -456,7 +493,14 @@ impl Interview {
             stage: Stage::SlotDiscovery,
         });
         let t = Instant::now();
-        let summary = self.slot_discovery(&mut run, events).await.map_err(fail)?;
+        let span = stage_span(&self.world.session_id, turn, Stage::SlotDiscovery);
+        let outcome = self
+            .slot_discovery(&mut run, events)
+            .instrument(span.clone())
+            .await;
+        close_span(&span, t, outcome.as_ref().map(|_| "ok, after the question"));
+        drop(span);
+        let summary = outcome.map_err(fail)?;
         events.emit(Event::StageFinished {
             turn,
             stage: Stage::SlotDiscovery,
@@ -719,6 +763,33 @@ impl Interview {
             },
         ))
     }
+}
+
+/// The span of one stage of one turn; [`close_span`] fills in its elapsed time and outcome.
+fn stage_span(session: &str, turn: u32, stage: Stage) -> tracing::Span {
+    tracing::info_span!(
+        "stage",
+        session,
+        turn,
+        stage = stage.name(),
+        elapsed_ms = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+    )
+}
+
+/// Records a finished span's elapsed time (ms, two decimals) and outcome; the log writes both
+/// when the span closes.
+fn close_span<E: std::fmt::Display>(
+    span: &tracing::Span,
+    started: Instant,
+    outcome: Result<&str, &E>,
+) {
+    let ms = (started.elapsed().as_secs_f64() * 1e5).round() / 100.0;
+    span.record("elapsed_ms", ms);
+    match outcome {
+        Ok(ok) => span.record("outcome", ok),
+        Err(e) => span.record("outcome", tracing::field::display(format!("error: {e}"))),
+    };
 }
 
 pub(crate) fn emit_call(

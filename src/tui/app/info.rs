@@ -25,6 +25,8 @@ pub struct SessionInfo {
     pub max_turns: u32,
     pub provider: String,
     pub model: String,
+    /// Who understands answers: `llm` or `offline` (the session's stored mode).
+    pub understanding: String,
     pub strategies: Vec<StrategyInfo>,
 }
 
@@ -53,6 +55,7 @@ impl SessionInfo {
             model: binding
                 .map(|b| b.provider.model().to_owned())
                 .unwrap_or_default(),
+            understanding: spec.understanding.as_str().to_owned(),
             strategies: spec
                 .methodology
                 .strategies

@@ -123,7 +123,13 @@ fn right_part(app: &App, with_provider: bool) -> String {
         .map_or_else(|| "cost n/a".to_owned(), |c| format!("${c:.4}"));
     let usage = format!("{} tok · {cost} ", thousands(tokens));
     if with_provider {
-        format!("{} · {usage}", truncate(&format!("{provider}/{model}"), 40))
+        // What understands the answers and what writes the questions, e.g. `offline
+        // understanding · local question model (SmolLM2-135M-Instruct)`.
+        let mode = format!(
+            "{} understanding · {provider} question model ({model})",
+            clean_line(&app.info.understanding)
+        );
+        format!("{} · {usage}", truncate(&mode, 64))
     } else {
         usage
     }

@@ -1,26 +1,36 @@
-//! The session task: owns one [`Interview`] on a background thread with its own tokio
-//! runtime, takes [`Command`]s and reports [`Event`]s. The TUI talks to it only through the two
-//! channels, so drawing never waits on the pipeline.
+//! The session task of the terminal app: the one session driver ([`driver::run`]) on a
+//! background thread, taking [`Command`]s from the keyboard and reporting [`Event`]s. The TUI
+//! talks to it only through the two channels, so drawing never waits on the pipeline. The
+//! headless `interview` command and `simulate` run the same driver with their own answer
+//! sources.
 //!
 //! A dedicated thread rather than a task on the caller's runtime: the interview owns its
 //! `SQLite` connection, which may move between threads but not be shared, so the whole
 //! interview lives on one thread while its model calls still run concurrently on that
 //! thread's runtime.
 //!
-//! Besides the pipeline's own events the task reports what a view cannot ask for without
+//! Besides the pipeline's own events the driver reports what a view cannot ask for without
 //! touching the store: the session's history once when it starts ([`Event::Resumed`]), every
 //! answer it receives ([`Event::AnswerReceived`]), and a [`Event::Snapshot`] of the graph,
 //! node states, slots and focus trace after every command (built in `session/snapshot.rs`).
 
+pub mod driver;
 mod snapshot;
 
+pub use driver::{AnswerSource, Ending, SourceError, Waiting};
 pub use snapshot::{history, publish as publish_snapshot};
 
 use std::thread;
 
-use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use futures::FutureExt;
+use futures::future::LocalBoxFuture;
+use tokio::sync::mpsc::{self, Receiver, Sender, UnboundedReceiver};
 
-use crate::pipeline::{Event, EventSink, Interview, Pending};
+use crate::pipeline::{Event, Interview};
+
+/// Commands waiting for the session: a person types far slower than this fills, and the
+/// terminal app keeps what does not fit and sends it later, so nothing is lost.
+pub const COMMAND_CAPACITY: usize = 32;
 
 /// What a driver asks of the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +55,7 @@ pub enum Command {
 /// The driver's end of a running session.
 #[derive(Debug)]
 pub struct SessionHandle {
-    pub commands: UnboundedSender<Command>,
+    pub commands: Sender<Command>,
     pub events: UnboundedReceiver<Event>,
     thread: Option<thread::JoinHandle<()>>,
 }
@@ -72,7 +82,7 @@ impl SessionHandle {
 /// Commands a running session and stops it; the other half of [`SessionHandle::into_parts`].
 #[derive(Debug)]
 pub struct SessionControl {
-    pub commands: UnboundedSender<Command>,
+    pub commands: Sender<Command>,
     thread: Option<thread::JoinHandle<()>>,
 }
 
@@ -80,7 +90,7 @@ impl SessionControl {
     /// Asks the task to stop and waits for it (a running turn finishes first).
     pub fn shutdown(mut self) {
         // A closed channel means the task has already stopped; joining is all that is left.
-        let _ = self.commands.send(Command::Shutdown);
+        let _ = self.commands.try_send(Command::Shutdown);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -90,7 +100,7 @@ impl SessionControl {
     /// turn is still running and is left to the process exit (its last checkpoint makes the
     /// session resumable), so quitting never waits on a model call.
     pub fn shutdown_within(mut self, limit: std::time::Duration) -> bool {
-        let _ = self.commands.send(Command::Shutdown);
+        let _ = self.commands.try_send(Command::Shutdown);
         let deadline = std::time::Instant::now() + limit;
         let Some(t) = self.thread.take() else {
             return true;
@@ -115,35 +125,21 @@ pub struct SpawnError(#[from] std::io::Error);
 /// question if none was asked, resumes an interrupted turn whose answer was saved, or repeats
 /// the pending question.
 pub fn spawn(interview: Interview) -> Result<SessionHandle, SpawnError> {
-    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    let (cmd_tx, cmd_rx) = mpsc::channel(COMMAND_CAPACITY);
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let thread = thread::Builder::new()
         .name("interviewer-session".to_owned())
         .spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build();
-            match runtime {
-                Ok(rt) => {
-                    let warn = ev_tx.clone();
-                    let (events, trail) = crate::audit::attach(
-                        EventSink::new(ev_tx.clone()),
-                        interview.store(),
-                        interview.session_id(),
-                        move |message| {
-                            let _ = warn.send(Event::Warning { message });
-                        },
-                    );
-                    rt.block_on(run(interview, cmd_rx, events));
-                    if let Some(trail) = trail {
-                        trail.flush();
-                    }
-                }
-                Err(e) => {
-                    let _ = ev_tx.send(Event::Fatal {
-                        error: format!("cannot start the session runtime: {e}"),
-                    });
-                }
+            let mut keyboard = Keyboard(cmd_rx);
+            let forward = ev_tx.clone();
+            let ran = driver::run(interview, &mut keyboard, |event| {
+                let _ = forward.send(event.clone());
+            });
+            // Every other ending was reported by the driver's own events.
+            if let Err(e) = ran {
+                let _ = ev_tx.send(Event::Fatal {
+                    error: e.to_string(),
+                });
             }
         })?;
     Ok(SessionHandle {
@@ -153,111 +149,19 @@ pub fn spawn(interview: Interview) -> Result<SessionHandle, SpawnError> {
     })
 }
 
-async fn run(
-    mut interview: Interview,
-    mut commands: UnboundedReceiver<Command>,
-    events: EventSink,
-) {
-    events.emit(Event::Resumed(Box::new(snapshot::history(&interview))));
-    snapshot::publish(&interview, &events);
-    settle(&mut interview, &events).await;
-    snapshot::publish(&interview, &events);
-    while let Some(command) = commands.recv().await {
-        match command {
-            Command::Answer(text) => {
-                events.emit(Event::AnswerReceived {
-                    turn: interview.turn_count() + 1,
-                    text: text.clone(),
-                });
-                match interview.answer(&text, &events).await {
-                    Ok(_) => {
-                        // The question is on screen: the deferred slot discovery runs while
-                        // the respondent reads and types (its graph comes with the snapshot).
-                        if let Err(e) = interview.discover_deferred_slots(&events).await {
-                            events.emit(failed(&e));
-                        }
-                    }
-                    Err(e) => events.emit(failed(&e)),
-                }
-            }
-            Command::Retry => settle(&mut interview, &events).await,
-            Command::EditQuestion(text) => {
-                if let Err(e) = interview.edit_question(&text, &events) {
-                    events.emit(failed(&e));
-                }
-            }
-            Command::Regenerate { strategy, node_id } => {
-                if let Err(e) = interview
-                    .regenerate(&strategy, node_id.as_deref(), &events)
-                    .await
-                {
-                    events.emit(failed(&e));
-                }
-            }
-            Command::EndNow => {
-                if let Err(e) = interview.end_now("Ended by researcher", &events) {
-                    events.emit(Event::Fatal {
-                        error: e.to_string(),
-                    });
-                }
-            }
-            Command::Shutdown => break,
-        }
-        snapshot::publish(&interview, &events);
-        interview.flush_journal();
-    }
-}
+/// Commands typed by a person in the terminal app.
+struct Keyboard(Receiver<Command>);
 
-/// Brings the session to a state where it waits for an answer (or is finished).
-async fn settle(interview: &mut Interview, events: &EventSink) {
-    let pending = match interview.pending() {
-        Ok(p) => p,
-        Err(e) => {
-            events.emit(Event::Fatal {
-                error: e.to_string(),
-            });
-            return;
-        }
-    };
-    match pending {
-        Pending::Opening => {
-            if let Err(e) = interview.opening(events).await {
-                events.emit(failed(&e));
-            }
-        }
-        Pending::Resume {
-            answer: Some(_), ..
-        } => match interview.resume(events).await {
-            Ok(_) => {
-                if let Err(e) = interview.discover_deferred_slots(events).await {
-                    events.emit(failed(&e));
-                }
-            }
-            Err(e) => events.emit(failed(&e)),
-        },
-        Pending::Resume { turn, answer: None } => {
-            // Interrupted before the answer was saved: ask the same question again.
-            if let Ok(question) = interview.question_of(turn.saturating_sub(1)) {
-                events.emit(Event::Question {
-                    turn: turn - 1,
-                    text: question,
-                    closing: false,
-                });
-            }
-        }
-        Pending::Answer { turn, question } => events.emit(Event::Question {
-            turn: turn - 1,
-            text: question,
-            closing: false,
-        }),
-        Pending::Finished { reason } => events.emit(Event::Finished { reason }),
+impl AnswerSource for Keyboard {
+    fn next<'a>(
+        &'a mut self,
+        _waiting: &'a Waiting<'a>,
+    ) -> LocalBoxFuture<'a, Result<Option<Command>, SourceError>> {
+        // A closed channel (the app is gone) stops the session like a shutdown.
+        async move { Ok(Some(self.0.recv().await.unwrap_or(Command::Shutdown))) }.boxed_local()
     }
-}
 
-fn failed(e: &crate::pipeline::TurnError) -> Event {
-    Event::TurnFailed {
-        turn: e.turn,
-        stage: e.stage,
-        error: e.error.to_string(),
+    fn interactive(&self) -> bool {
+        true
     }
 }

@@ -38,7 +38,7 @@ pub use respondent::{
     Answer, AnswerPlan, PersonaRespondent, RespondentError, expected_target_words, fatigue_level,
     length_weights, plan_answer,
 };
-pub use runner::{RunReport, drive, open_session, run_one};
+pub use runner::{RunReport, open_session, run_one};
 pub use summary::{RunSummary, format_cost, render_summary, summarize};
 pub use table::comparison_table;
 

@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use crossterm::event::Event as CtEvent;
 use ratatui::DefaultTerminal;
-use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::{self, UnboundedReceiver};
 
 pub use app::{
     Action, App, Clock, FixedClock, GraphViewUi, KeyFocus, ListUi, Mode, Popup, SessionInfo,
@@ -111,7 +111,7 @@ pub fn run_start(
 pub async fn watch(
     info: SessionInfo,
     events: UnboundedReceiver<Event>,
-    commands: Option<UnboundedSender<Command>>,
+    commands: Option<tokio::sync::mpsc::Sender<Command>>,
 ) -> Result<(), TuiError> {
     let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
     let inputs = spawn_input();

@@ -69,7 +69,7 @@ fn ok(output: &Output) {
 
 /// Everything that must come out the same, with random ids replaced by content.
 #[derive(Debug, PartialEq)]
-struct Snapshot {
+pub struct Snapshot {
     utterances: Vec<(u32, Speaker, String)>,
     nodes: Vec<(String, String, u32, Vec<u32>)>,
     edges: Vec<(String, String, String, u32, Vec<u32>)>,
@@ -82,7 +82,7 @@ struct Snapshot {
     scoring_turns: Vec<u32>,
 }
 
-fn snapshot(db: &Path) -> Snapshot {
+pub fn snapshot(db: &Path) -> Snapshot {
     let store = Store::open(db).unwrap();
     let id = store.list_sessions().unwrap()[0].id.clone();
     let session = store.get_session(&id).unwrap().unwrap();

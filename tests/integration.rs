@@ -21,6 +21,7 @@ mod cli_sessions;
 mod crash_resume;
 mod embed;
 mod export;
+mod front_ends;
 mod fuzz_contracts;
 mod fuzz_loaders;
 mod graph_minilm;

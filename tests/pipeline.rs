@@ -406,7 +406,7 @@ async fn a_malformed_reply_fails_the_turn_in_its_stage_and_retry_recovers() {
         let answer = common::answers()[0].clone();
         handle
             .commands
-            .send(Command::Answer(answer.clone()))
+            .try_send(Command::Answer(answer.clone()))
             .unwrap();
         let failed = next_event(&mut handle.events, |e| {
             matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
@@ -441,7 +441,7 @@ async fn a_malformed_reply_fails_the_turn_in_its_stage_and_retry_recovers() {
             "{role}: {committed:?}"
         );
 
-        handle.commands.send(Command::Retry).unwrap();
+        handle.commands.try_send(Command::Retry).unwrap();
         let done = next_event(&mut handle.events, |e| {
             matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
         })

@@ -442,6 +442,6 @@ async fn moderator_accepts_edits_and_regenerates() {
     press(&tx, KeyCode::Char('y'), KeyModifiers::NONE);
     until(&mut lp, "the end", |a| a.model.finished.is_some()).await;
     assert!(shown(&lp).contains("Ended by researcher"));
-    let _ = control.commands.send(Command::Shutdown);
+    let _ = control.commands.try_send(Command::Shutdown);
     control.shutdown();
 }

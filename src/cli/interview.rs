@@ -3,20 +3,22 @@
 //! Questions go to stdout (or, with `--json`, one `TurnResult` per line); answers come from a
 //! file or stdin, one paragraph per answer (paragraphs are separated by a blank line). The file's
 //! k-th answer is turn k's answer, so re-running the same command with `--resume` after a
-//! crash continues where it stopped. Progress and the session id go to stderr.
+//! crash continues where it stopped. Progress and the session id go to stderr. The session
+//! runs on the one session driver (`session::driver`), with the answers file as its source.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, IsTerminal};
 
 use clap::Args;
 
-use super::setup::{
-    LlmOptions, SessionChoice, StageFlags, open_interview, pipeline_error, services,
-};
+use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, services};
 use super::{CliError, emit};
 use crate::config::ConfigDir;
 use crate::domain::Understanding;
-use crate::pipeline::{Event, EventSink, Interview, Pending, TurnError, TurnResult};
+use crate::pipeline::{Event, TurnError, TurnResult};
+use crate::session::{AnswerSource, Command, Ending, SourceError, Waiting};
+use futures::FutureExt;
+use futures::future::LocalBoxFuture;
 
 /// Turns an interview runs when `--max-turns` is not given.
 pub const DEFAULT_MAX_TURNS: u32 = 20;
@@ -61,91 +63,48 @@ pub fn run(
     };
     let services = services(dir, llm, args.stages)?;
     let interview = open_interview(dir, db, &choice, services)?;
-    let answers = AnswerSource::open(&args.answers)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Input(format!("cannot start the async runtime: {e}")))?;
-    // The audit trail is never a reason to stop: without it the interview runs, and a later
-    // write error is reported once.
-    let (events, audit) = crate::audit::attach(
-        EventSink::none(),
-        interview.store(),
-        interview.session_id(),
-        |message| eprintln!("warning: {message}"),
-    );
-    let result = runtime.block_on(drive(interview, answers, args.json, events, out));
-    if let Some(audit) = audit {
-        audit.flush();
+    let mut answers = AnswerFile::open(&args.answers)?;
+    let id = interview.session_id().to_owned();
+    eprintln!("session {id} (continue it with --resume {id})");
+    let json = args.json;
+    let mut write_error = None;
+    let (_, ending) = crate::session::driver::run(interview, &mut answers, |event| {
+        if write_error.is_some() {
+            return;
+        }
+        let shown = match event {
+            Event::Question { turn: 0, text, .. } => show_question(out, json, 0, text),
+            Event::TurnCompleted(result) => show_result(out, json, result),
+            Event::Warning { message } => {
+                eprintln!("warning: {message}");
+                Ok(())
+            }
+            _ => Ok(()),
+        };
+        if let Err(e) = shown {
+            write_error = Some(e);
+        }
+    })
+    .map_err(|e| CliError::Input(e.to_string()))?;
+    if let Some(e) = write_error {
+        return Err(e);
     }
-    result
-}
-
-async fn drive(
-    mut interview: Interview,
-    mut answers: AnswerSource,
-    json: bool,
-    events: EventSink,
-    out: &mut dyn std::io::Write,
-) -> Result<(), CliError> {
-    eprintln!(
-        "session {} (continue it with --resume {})",
-        interview.session_id(),
-        interview.session_id()
-    );
-    // Report a failed turn as the session task does, so the audit trail records it.
-    let failed = |e: TurnError| {
-        events.emit(Event::TurnFailed {
-            turn: e.turn,
-            stage: e.stage,
-            error: e.error.to_string(),
-        });
-        turn_error(e)
-    };
-    loop {
-        let pending = interview.pending().map_err(pipeline_error)?;
-        let turn = match pending {
-            Pending::Finished { reason } => {
-                eprintln!("interview finished: {reason}");
-                return Ok(());
-            }
-            Pending::Opening => {
-                let question = interview.opening(&events).await.map_err(failed)?;
-                show_question(out, json, 0, &question)?;
-                continue;
-            }
-            Pending::Resume {
-                turn,
-                answer: Some(_),
-            } => {
-                eprintln!("resuming turn {turn} from its last checkpoint");
-                answers.skip_to(turn)?;
-                let result = interview.resume(&events).await.map_err(failed)?;
-                show_result(out, json, &result)?;
-                interview
-                    .discover_deferred_slots(&events)
-                    .await
-                    .map_err(failed)?;
-                continue;
-            }
-            Pending::Resume { turn, answer: None } | Pending::Answer { turn, .. } => turn,
-        };
-        answers.skip_to(turn)?;
-        let Some(answer) = answers.next_answer()? else {
-            eprintln!(
-                "answers ran out before turn {turn}; session {} stays resumable",
-                interview.session_id()
-            );
-            return Ok(());
-        };
-        let result = interview.answer(&answer, &events).await.map_err(failed)?;
-        show_result(out, json, &result)?;
-        // The question is out: the deferred slot discovery runs while the next answer is read.
-        interview
-            .discover_deferred_slots(&events)
-            .await
-            .map_err(failed)?;
-        interview.flush_journal();
+    match ending {
+        Ending::Finished(reason) => {
+            eprintln!("interview finished: {reason}");
+            Ok(())
+        }
+        Ending::OutOfAnswers { turn } => {
+            eprintln!("answers ran out before turn {turn}; session {id} stays resumable");
+            Ok(())
+        }
+        Ending::Failed(e) => Err(turn_error(e)),
+        Ending::Source(e) => Err(CliError::Input(e.to_string())),
+        Ending::Fatal(message) => Err(CliError::Input(message)),
+        Ending::Stuck { steps } => Err(CliError::Input(format!(
+            "session {id}: still running after {steps} steps; this is a bug, please report it"
+        ))),
+        Ending::Shutdown => Ok(()),
     }
 }
 
@@ -205,7 +164,7 @@ fn turn_error(e: TurnError) -> CliError {
 }
 
 /// Answers read one paragraph at a time, lazily, so a person can type them.
-struct AnswerSource {
+struct AnswerFile {
     reader: Box<dyn BufRead>,
     /// Answers read so far (the next one is answer `consumed + 1`).
     consumed: u32,
@@ -214,7 +173,23 @@ struct AnswerSource {
     name: String,
 }
 
-impl AnswerSource {
+impl AnswerSource for AnswerFile {
+    /// The answer for the turn the session waits for: answer `k` belongs to turn `k`, so a
+    /// resumed session skips the answers of the turns it already has.
+    fn next<'a>(
+        &'a mut self,
+        waiting: &'a Waiting<'a>,
+    ) -> LocalBoxFuture<'a, Result<Option<Command>, SourceError>> {
+        let turn = waiting.turn;
+        async move {
+            self.skip_to(turn)?;
+            Ok(self.next_answer()?.map(Command::Answer))
+        }
+        .boxed_local()
+    }
+}
+
+impl AnswerFile {
     fn open(spec: &str) -> Result<Self, CliError> {
         if spec == "-" {
             let stdin = std::io::stdin();
@@ -286,8 +261,8 @@ impl AnswerSource {
 mod tests {
     use super::*;
 
-    fn source(text: &str) -> AnswerSource {
-        AnswerSource {
+    fn source(text: &str) -> AnswerFile {
+        AnswerFile {
             reader: Box::new(std::io::Cursor::new(text.to_owned())),
             consumed: 0,
             interactive: false,

@@ -1,26 +1,24 @@
 //! Driving one simulated session: open (create or reopen) it, then alternate the pipeline's
 //! questions with the respondent's answers until the interview ends.
 //!
-//! The loop asks the session what it waits for ([`Pending`]) before every step, so a session
-//! interrupted anywhere (before the opening question, between turns, inside a turn) continues
-//! where it stopped. The respondent's calls are recorded in the session's LLM usage like the
+//! The session runs on the one session driver (`session::driver`), which asks what the session
+//! waits for before every step, so a session interrupted anywhere (before the opening question,
+//! between turns, inside a turn) continues where it stopped; the persona is its answer source. The respondent's calls are recorded in the session's LLM usage like the
 //! pipeline's, under the `respondent` role.
 
 use std::path::Path;
 
-use tokio::sync::mpsc::unbounded_channel;
+use futures::FutureExt;
+use futures::future::LocalBoxFuture;
 
 use super::respondent::{Answer, PersonaRespondent, RespondentError};
 use super::summary::{RunSummary, summarize};
 use super::{SimulationError, SimulationSpec};
 use crate::domain::Speaker;
 use crate::llm::{LlmRouter, Role};
-use crate::pipeline::{Event, EventSink, Interview, Pending, Services};
+use crate::pipeline::{Event, EventSink, Interview, Services};
+use crate::session::{AnswerSource, Command, Ending, SourceError, Waiting};
 use crate::store::{LlmUsage, SessionStatus, Store, StoreOps};
-
-/// Steps past `max_turns` after which the loop gives up: the pipeline ends every interview at
-/// its last turn, so reaching this means a bug, and a simulation must never loop forever.
-const SPARE_STEPS: u32 = 4;
 
 /// What [`run_one`] did.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,7 +71,7 @@ pub fn run_one(
     spec: &SimulationSpec,
     services: &Services,
     id: &str,
-    mut observe: impl FnMut(&Event),
+    observe: impl FnMut(&Event),
 ) -> Result<RunReport, SimulationError> {
     let store = Store::open(db)?;
     let llm = std::sync::Arc::clone(&services.llm);
@@ -81,44 +79,45 @@ pub fn run_one(
     let already_finished =
         interview.store().get_session(id)?.map(|s| s.status) == Some(SessionStatus::Finished);
     if !already_finished {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(SimulationError::Runtime)?;
         let topic = spec.interview.concept.topic().to_owned();
-        let respondent = PersonaRespondent::new(spec.persona.clone(), topic, spec.seed);
-        interview = runtime.block_on(async {
-            let (tx, mut rx) = unbounded_channel();
-            let warn = tx.clone();
-            let (events, trail) = crate::audit::attach(
-                EventSink::new(tx),
-                interview.store(),
-                interview.session_id(),
-                move |message| {
-                    let _ = warn.send(Event::Warning { message });
-                },
-            );
-            let run = async move {
-                let result = drive(&mut interview, &respondent, &llm, &events).await;
-                (interview, result)
-            };
-            let mut run = std::pin::pin!(run);
-            let (interview, result) = loop {
-                tokio::select! {
-                    done = &mut run => break done,
-                    Some(event) = rx.recv() => observe(&event),
-                }
-            };
-            // Events sent just before the run ended; not waiting for the channel to close, so a
-            // sender kept elsewhere cannot hold the run open.
-            while let Ok(event) = rx.try_recv() {
-                observe(&event);
+        let mut persona = Persona {
+            respondent: PersonaRespondent::new(spec.persona.clone(), topic, spec.seed),
+            llm,
+        };
+        let (returned, ending) = crate::session::driver::run(interview, &mut persona, observe)
+            .map_err(|e| SimulationError::Runtime(std::io::Error::other(e.to_string())))?;
+        interview = returned;
+        let id = interview.session_id().to_owned();
+        match ending {
+            // A finished interview, or a stop asked for: the session says which.
+            Ending::Finished(_) | Ending::Shutdown => {}
+            Ending::Failed(e) => return Err(e.into()),
+            Ending::Source(e) => {
+                return Err(match e.downcast::<SimulationError>() {
+                    Ok(e) => *e,
+                    Err(other) => SimulationError::State {
+                        id,
+                        message: other.to_string(),
+                    },
+                });
             }
-            if let Some(trail) = trail {
-                trail.flush();
+            Ending::OutOfAnswers { turn } => {
+                return Err(SimulationError::State {
+                    id,
+                    message: format!("the simulated respondent gave no answer for turn {turn}"),
+                });
             }
-            result.map(|_| interview)
-        })?;
+            Ending::Fatal(message) => return Err(SimulationError::State { id, message }),
+            Ending::Stuck { steps } => {
+                return Err(SimulationError::State {
+                    id,
+                    message: format!(
+                        "still running after {steps} steps of a {}-turn interview",
+                        interview.spec().max_turns
+                    ),
+                });
+            }
+        }
     }
     let summary = summarize(
         interview.store(),
@@ -134,51 +133,31 @@ pub fn run_one(
     })
 }
 
-/// Drives `interview` to its end with `respondent`'s answers; returns the termination reason.
-pub async fn drive(
-    interview: &mut Interview,
-    respondent: &PersonaRespondent,
-    llm: &LlmRouter,
-    events: &EventSink,
-) -> Result<String, SimulationError> {
-    let max_steps = interview.spec().max_turns.saturating_mul(2) + SPARE_STEPS;
-    // What the session task tells a view: the story so far, then the graph after each step,
-    // so `simulate --watch` shows the same panels as a live interview.
-    events.emit(Event::Resumed(Box::new(crate::session::history(interview))));
-    crate::session::publish_snapshot(interview, events);
-    for _ in 0..max_steps {
-        match interview.pending()? {
-            Pending::Finished { reason } => return Ok(reason),
-            Pending::Opening => {
-                interview.opening(events).await?;
-            }
-            Pending::Resume {
-                answer: Some(_), ..
-            } => {
-                interview.resume(events).await?;
-                interview.discover_deferred_slots(events).await?;
-            }
-            Pending::Resume { turn, answer: None } | Pending::Answer { turn, .. } => {
-                let answer = respond(interview, respondent, llm, turn, events).await?;
-                // As the session task does for typed answers, so a view shows who said what.
-                events.emit(Event::AnswerReceived {
-                    turn,
-                    text: answer.text.clone(),
-                });
-                interview.answer(&answer.text, events).await?;
-                interview.discover_deferred_slots(events).await?;
-            }
+/// A simulated respondent as the session driver's answer source.
+struct Persona {
+    respondent: PersonaRespondent,
+    llm: std::sync::Arc<LlmRouter>,
+}
+
+impl AnswerSource for Persona {
+    fn next<'a>(
+        &'a mut self,
+        waiting: &'a Waiting<'a>,
+    ) -> LocalBoxFuture<'a, Result<Option<Command>, SourceError>> {
+        async move {
+            let answer = respond(
+                waiting.interview,
+                &self.respondent,
+                &self.llm,
+                waiting.turn,
+                waiting.events,
+            )
+            .await
+            .map_err(|e| Box::new(e) as SourceError)?;
+            Ok(Some(Command::Answer(answer.text)))
         }
-        crate::session::publish_snapshot(interview, events);
-        interview.flush_journal();
+        .boxed_local()
     }
-    Err(SimulationError::State {
-        id: interview.session_id().to_owned(),
-        message: format!(
-            "still running after {max_steps} steps of a {}-turn interview",
-            interview.spec().max_turns
-        ),
-    })
 }
 
 /// The respondent's answer for `turn`, recorded in the session's LLM usage either way.

@@ -2,7 +2,7 @@
 //! sends the resulting commands to the session, and draws. Generic over the backend, so a test
 //! runs the same loop on a `TestBackend` with injected keys.
 //!
-//! The loop never awaits the pipeline: commands go out on an unbounded channel and results come
+//! The loop never awaits the pipeline: commands go out on a bounded channel without waiting and results come
 //! back as events. Pipeline events already waiting are folded before the next frame (at most
 //! [`MAX_BATCH`] of them, so a stream of deltas cannot starve input), which makes drawing
 //! latest-wins.
@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::layout::Rect;
-use tokio::sync::mpsc::UnboundedSender;
+use std::collections::VecDeque;
+
+use tokio::sync::mpsc::Sender;
+use tokio::sync::mpsc::error::TrySendError;
 
 use super::app::{Action, App};
 use super::event::{AppEvent, EventSources};
@@ -47,7 +50,9 @@ pub struct EventLoop<B: Backend> {
     terminal: Terminal<B>,
     app: App,
     sources: EventSources,
-    commands: Option<UnboundedSender<Command>>,
+    commands: Option<Sender<Command>>,
+    /// Commands the bounded channel had no room for yet.
+    backlog: VecDeque<Command>,
     /// Longest time one event took to handle and draw.
     worst_frame: Duration,
     /// Frames drawn, and how many went over [`FRAME_BUDGET`].
@@ -70,13 +75,14 @@ impl<B: Backend> EventLoop<B> {
         terminal: Terminal<B>,
         app: App,
         sources: EventSources,
-        commands: Option<UnboundedSender<Command>>,
+        commands: Option<Sender<Command>>,
     ) -> Self {
         Self {
             terminal,
             app,
             sources,
             commands,
+            backlog: VecDeque::new(),
             worst_frame: Duration::ZERO,
             frames: 0,
             slow_frames: 0,
@@ -123,24 +129,46 @@ impl<B: Backend> EventLoop<B> {
     /// Handles one event without drawing.
     pub fn handle(&mut self, event: AppEvent) -> Flow {
         let mut flow = Flow::Continue;
+        self.send_backlog();
         for action in self.app.handle(event) {
             match action {
-                Action::Send(command) => {
-                    let sent = self
-                        .commands
-                        .as_ref()
-                        .is_some_and(|tx| tx.send(command).is_ok());
-                    if !sent {
-                        // The session task is gone; say so instead of waiting forever.
-                        self.app.model.closed = true;
-                        self.app.model.running = None;
-                        self.app.ui.flash = Some("the session has stopped".to_owned());
-                    }
-                }
+                Action::Send(command) => self.backlog.push_back(command),
                 Action::Quit => flow = Flow::Quit,
             }
         }
+        self.send_backlog();
         flow
+    }
+
+    /// Sends the commands waiting for room on the session's bounded channel, in order; what
+    /// does not fit stays for the next event (ticks come several times a second), so nothing
+    /// typed is lost and the loop never blocks.
+    fn send_backlog(&mut self) {
+        while let Some(command) = self.backlog.pop_front() {
+            let Some(tx) = self.commands.as_ref() else {
+                self.session_stopped();
+                return;
+            };
+            match tx.try_send(command) {
+                Ok(()) => {}
+                Err(TrySendError::Full(command)) => {
+                    self.backlog.push_front(command);
+                    return;
+                }
+                Err(TrySendError::Closed(_)) => {
+                    self.session_stopped();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The session task is gone; say so instead of waiting forever.
+    fn session_stopped(&mut self) {
+        self.backlog.clear();
+        self.app.model.closed = true;
+        self.app.model.running = None;
+        self.app.ui.flash = Some("the session has stopped".to_owned());
     }
 
     /// Waits for the next event, handles it and whatever pipeline events are waiting, then

@@ -165,7 +165,7 @@ pub async fn record(script: &Path, max_turns: u32, answers: &[String]) -> Record
         }
         control
             .commands
-            .send(Command::Answer(answer.clone()))
+            .try_send(Command::Answer(answer.clone()))
             .unwrap();
         collect_snapshots(&mut rx, &mut events, 1).await;
         ends.push(events.len());

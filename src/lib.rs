@@ -15,6 +15,9 @@
 //! - [`contract`]: lenient extraction of JSON from LLM replies.
 //! - [`srl`]: rule-based discourse relations and predicate frames for extraction hints.
 //! - [`prompts`]: every prompt, the conversation window, reply schemas and strict parsers.
+//! - [`understanding`]: offline understanding, the program doing what the `llm` mode asks a
+//!   model for: extraction from SRL frames typed by `MiniLM`, rule-scored rubrics, slot
+//!   proposals from embedding clusters.
 //!
 //! Adapters and shell:
 //! - [`llm`]: the provider trait, the router with retries, the Anthropic, OpenAI-compatible,
@@ -54,3 +57,4 @@ pub mod simulate;
 pub mod srl;
 pub mod store;
 pub mod tui;
+pub mod understanding;

@@ -22,7 +22,8 @@ use serde::Serialize;
 
 pub use extraction::{
     EXTRACTION_TEMPERATURE, Extraction, ExtractionInput, MAX_CONCEPTS, MAX_EXISTING_LABELS,
-    MAX_LABEL_CHARS, MAX_RELATIONSHIPS, extraction_prompt, parse_extraction_reply,
+    MAX_LABEL_CHARS, MAX_RELATIONSHIPS, Rejection, extraction_prompt, parse_extraction_reply,
+    rejection_feedback, screen_extraction,
 };
 pub use question::{
     FOLLOW_UP_TEMPERATURE, FollowUpInput, MAX_QUESTION_CHARS, MAX_REASONS, OPENING_TEMPERATURE,

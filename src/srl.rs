@@ -10,7 +10,8 @@
 //!   `ARG1` patient or theme, `ARG2` recipient, beneficiary or description, `ARGM-*`
 //!   modifiers), e.g. `buy: ARG0=I, ARG1=oat milk`.
 //!
-//! [`SrlAnalysis::hints`] renders both as compact prompt text.
+//! [`SrlAnalysis::hints`] renders both as compact prompt text. [`tag_words`] exposes the tagged
+//! words underneath, for offline extraction that chunks phrases of its own.
 //!
 //! # Method
 //!
@@ -59,11 +60,14 @@ mod groups;
 mod hints;
 mod lexicon;
 mod roles;
+mod tagged;
 mod tagger;
 mod token;
 mod words;
 
 use serde::{Deserialize, Serialize};
+
+pub use tagged::{TaggedWord, WordClass, tag_words, verb_lemma};
 
 /// Characters of an answer that are analysed; a spoken answer is rarely over 2,000, and the
 /// cap keeps a pasted essay from costing more than a few milliseconds.

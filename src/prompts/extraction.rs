@@ -2,10 +2,12 @@
 //! message, the answer and the graph's existing labels in the user message (seed 000 Paths 14
 //! and 15, seed 001 "Concept-Driven Coverage").
 //!
-//! The reply contract and its parser are in [`reply`]; resolving labels against the graph is
+//! The reply contract and its parser are in [`reply`], the content screen both extraction paths
+//! share ([`screen_extraction`]) in [`screen`]; resolving labels against the graph is
 //! `graph::surface`'s job, not this module's.
 
 mod reply;
+mod screen;
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +18,7 @@ use crate::config::{Concept, EdgeType, Guidance, Methodology, NodeType};
 use crate::graph::surface::{ExtractedConcept, ExtractedRelationship};
 
 pub use reply::parse_extraction_reply;
+pub use screen::{Rejection, rejection_feedback, screen_extraction};
 
 /// Extraction temperature (seed 001 "Three-Client Architecture"): low, because the same answer
 /// should yield the same graph on a retry.

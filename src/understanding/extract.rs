@@ -1,0 +1,293 @@
+//! Stage 3 without a model: the answer's phrases typed by `MiniLM` similarity and linked by its
+//! connectives, returned as the same [`Extraction`] the LLM path parses.
+//!
+//! One embedding call per answer embeds every candidate label. Confidence is derived, not
+//! guessed: 0.6 for any phrase, +0.1 when it fills a syntactic role of a frame (subject,
+//! predicate, object or description) rather than being a fragment, +0.1 when its type wins by
+//! a clear margin ([`CLEAR_TYPE_MARGIN`]), so 0.6–0.8. Stance comes from the affect lexicon
+//! over the label's words with negation ("not watery" +1, "feel less guilty" +1).
+
+use crate::config::Methodology;
+use crate::embed::{EmbedError, Embedder};
+use crate::graph::surface::{ExtractedConcept, ExtractedRelationship, norm};
+use crate::prompts::Extraction;
+use crate::srl::{self, SrlAnalysis};
+
+use super::lexicon;
+use super::links::{self, Node};
+use super::phrases::{self, Origin, Phrase};
+use super::types::{TypeIndex, TypeMatch};
+
+/// Confidence of every offline concept before the bonuses below.
+const BASE_CONFIDENCE: f64 = 0.6;
+/// Bonus for a phrase that fills a frame's role: its extent is grammatical, not guessed.
+const ROLE_BONUS: f64 = 0.1;
+/// Bonus for a type that wins by at least [`CLEAR_TYPE_MARGIN`].
+const TYPE_BONUS: f64 = 0.1;
+/// Blended-similarity lead over the runner-up type above which the typing counts as clear;
+/// `MiniLM` similarities of short phrases to the ontology differ by a few hundredths.
+const CLEAR_TYPE_MARGIN: f32 = 0.03;
+
+/// What offline extraction reads for one answer.
+#[derive(Debug, Clone, Copy)]
+pub struct OfflineInput<'a> {
+    pub methodology: &'a Methodology,
+    pub answer: &'a str,
+    /// The question being answered (may be empty).
+    pub question: &'a str,
+    /// Stage 2.5's analysis of `answer`; when it is empty (SRL switched off) the answer is
+    /// analysed here, since offline extraction cannot work without frames.
+    pub srl: &'a SrlAnalysis,
+}
+
+/// A concept already in the session graph.
+#[derive(Debug, Clone, Copy)]
+pub struct KnownConcept<'a> {
+    pub label: &'a str,
+    pub node_type: &'a str,
+}
+
+/// What the session adds to one answer: the interview topic and the graph so far.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TurnContext<'a> {
+    /// The concept's topic or product name ("oat milk"): a phrase made only of its words is
+    /// the subject of the whole interview, not a concept of this answer.
+    pub topic: &'a str,
+    /// Concepts already in the graph: a phrase with the same label reuses it (and its type),
+    /// and an answer to a probe about one of them ("Why does X matter to you?") links it to
+    /// the answer's concepts.
+    pub known: &'a [KnownConcept<'a>],
+}
+
+/// Stage 3 offline. Same output contract as `prompts::parse_extraction_reply` returns
+/// ([`Extraction`]); every `source_quote` is a byte slice of the answer.
+pub fn extract_offline(
+    input: &OfflineInput<'_>,
+    types: &TypeIndex,
+    embedder: &dyn Embedder,
+) -> Result<Extraction, EmbedError> {
+    extract_offline_in_context(input, &TurnContext::default(), types, embedder)
+}
+
+/// [`extract_offline`] with the session's topic and known concepts (see [`TurnContext`]).
+pub fn extract_offline_in_context(
+    input: &OfflineInput<'_>,
+    context: &TurnContext<'_>,
+    types: &TypeIndex,
+    embedder: &dyn Embedder,
+) -> Result<Extraction, EmbedError> {
+    let answer = input.answer;
+    let own;
+    let analysis = if input.srl.is_empty() {
+        own = srl::analyze(answer);
+        &own
+    } else {
+        input.srl
+    };
+    let words = srl::tag_words(answer);
+    let mut found = phrases::find(answer, &words, analysis);
+    let topic = content_words(context.topic);
+    let keep: Vec<bool> = found
+        .list
+        .iter()
+        .map(|p| !within(&p.words, &topic))
+        .collect();
+    if keep.iter().all(|k| !k) {
+        return Ok(Extraction::default());
+    }
+    let labels: Vec<&str> = found.list.iter().map(|p| p.label.as_str()).collect();
+    let vectors = embedder.embed(&labels)?;
+    let typed: Vec<Option<TypeMatch>> = vectors.iter().map(|v| types.classify(v)).collect();
+    // Drop the topic phrases and untyped ones, remapping the causal pairs.
+    let mut index_of = vec![None; found.list.len()];
+    let mut kept: Vec<(Phrase, TypeMatch)> = Vec::new();
+    for (i, (phrase, typed)) in found.list.drain(..).zip(typed).enumerate() {
+        if let (true, Some(t), Some(slot)) = (
+            keep.get(i).copied().unwrap_or(false),
+            typed,
+            index_of.get_mut(i),
+        ) {
+            *slot = Some(kept.len());
+            kept.push((phrase, t));
+        }
+    }
+    let causal: Vec<phrases::CausalPair> = found
+        .causal
+        .iter()
+        .filter_map(|p| {
+            Some(phrases::CausalPair {
+                cause: index_of.get(p.cause).copied().flatten()?,
+                effect: index_of.get(p.effect).copied().flatten()?,
+            })
+        })
+        .collect();
+    Ok(assemble(input, context, types, &kept, &causal, analysis))
+}
+
+/// Concepts and relationships from the typed phrases.
+fn assemble(
+    input: &OfflineInput<'_>,
+    context: &TurnContext<'_>,
+    types: &TypeIndex,
+    kept: &[(Phrase, TypeMatch)],
+    causal: &[phrases::CausalPair],
+    analysis: &SrlAnalysis,
+) -> Extraction {
+    // Final label and type of each phrase: a known concept's, or the typed phrase's.
+    let finals: Vec<(String, String)> = kept
+        .iter()
+        .map(|(phrase, typed)| {
+            match context
+                .known
+                .iter()
+                .find(|k| norm(k.label) == norm(&phrase.label))
+            {
+                Some(k) => (k.label.to_owned(), k.node_type.to_owned()),
+                None => (
+                    types.conventional_label(&typed.node_type, &phrase.label),
+                    typed.node_type.clone(),
+                ),
+            }
+        })
+        .collect();
+    let level = |node_type: &str| {
+        input
+            .methodology
+            .node_type(node_type)
+            .map_or(0, |t| t.level)
+    };
+    let nodes: Vec<Node<'_>> = kept
+        .iter()
+        .zip(&finals)
+        .map(|((phrase, _), (_, node_type))| Node {
+            phrase,
+            node_type,
+            level: level(node_type),
+        })
+        .collect();
+    let mut concepts: Vec<ExtractedConcept> = Vec::with_capacity(kept.len());
+    for ((phrase, typed), (label, node_type)) in kept.iter().zip(&finals) {
+        if concepts.iter().any(|c| norm(&c.label) == norm(label)) {
+            continue;
+        }
+        concepts.push(ExtractedConcept {
+            label: label.clone(),
+            node_type: node_type.clone(),
+            confidence: confidence(phrase, typed),
+            stance: stance(&phrase.words),
+            source_quote: input
+                .answer
+                .get(phrase.start..phrase.end)
+                .unwrap_or_default()
+                .to_owned(),
+        });
+    }
+    let mut relationships: Vec<ExtractedRelationship> =
+        links::find(input.methodology, analysis, &nodes, causal)
+            .into_iter()
+            .filter_map(|link| {
+                Some(ExtractedRelationship {
+                    source: finals.get(link.source)?.0.clone(),
+                    target: finals.get(link.target)?.0.clone(),
+                    edge_type: link.edge_type,
+                    confidence: link.confidence,
+                })
+            })
+            .filter(|r| norm(&r.source) != norm(&r.target))
+            .collect();
+    if let Some(probe) = probe_link(input, context, &nodes, &finals) {
+        relationships.push(probe);
+    }
+    Extraction {
+        concepts,
+        relationships,
+    }
+}
+
+/// Words of a question that ask for the reason or the meaning of something.
+const PROBE_CUES: [&str; 6] = [
+    "why",
+    "important",
+    "matter",
+    "matters",
+    "mean",
+    "do for you",
+];
+
+/// An answer to a probe about a known concept ("Why does a good mood matter to you?") links
+/// that concept to the answer's first concept of a higher level, if the ontology permits it.
+fn probe_link(
+    input: &OfflineInput<'_>,
+    context: &TurnContext<'_>,
+    nodes: &[Node<'_>],
+    finals: &[(String, String)],
+) -> Option<ExtractedRelationship> {
+    let question = norm(input.question);
+    let probing = PROBE_CUES.iter().any(|cue| links::mentions(&question, cue));
+    if !probing {
+        return None;
+    }
+    let known = context
+        .known
+        .iter()
+        .filter(|k| !k.label.trim().is_empty() && links::mentions(&question, &norm(k.label)))
+        .max_by_key(|k| k.label.len())?;
+    let known_level = input.methodology.node_type(known.node_type)?.level;
+    nodes
+        .iter()
+        .zip(finals)
+        .filter(|(n, (label, _))| n.level > known_level && norm(label) != norm(known.label))
+        .find_map(|(n, (label, _))| {
+            let edge = links::reason_edge(input.methodology, known.node_type, n.node_type)?;
+            Some(ExtractedRelationship {
+                source: known.label.to_owned(),
+                target: label.clone(),
+                edge_type: edge,
+                confidence: links::PROBE_CONFIDENCE,
+            })
+        })
+}
+
+fn confidence(phrase: &Phrase, typed: &TypeMatch) -> f64 {
+    let role = if phrase.origin == Origin::Fragment {
+        0.0
+    } else {
+        ROLE_BONUS
+    };
+    let clear = if typed.margin >= CLEAR_TYPE_MARGIN {
+        TYPE_BONUS
+    } else {
+        0.0
+    };
+    BASE_CONFIDENCE + role + clear
+}
+
+fn stance(words: &[String]) -> i8 {
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    match lexicon::affect(&refs) {
+        0 => 0,
+        a if a > 0 => 1,
+        _ => -1,
+    }
+}
+
+/// Lowercase words of `text` that are not empty words.
+fn content_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .filter(|w| !lexicon::is_empty_word(w))
+        .collect()
+}
+
+/// Every content word of a phrase is one of `topic`'s (and there is at least one), verbs of
+/// choosing or using aside: "switched to oat milk" is the topic too.
+fn within(words: &[String], topic: &[String]) -> bool {
+    let content: Vec<&String> = words
+        .iter()
+        .filter(|w| !lexicon::is_empty_word(w) && w.chars().any(char::is_alphanumeric))
+        .filter(|w| !lexicon::is_choice_verb(&srl::verb_lemma(w)))
+        .filter(|w| !matches!(w.as_str(), "to" | "from" | "of" | "a" | "an" | "the"))
+        .collect();
+    !topic.is_empty() && !content.is_empty() && content.iter().all(|w| topic.contains(w))
+}

@@ -1,0 +1,331 @@
+//! The small closed word lists offline understanding reads answers with: filler and light
+//! verbs, hedges and intensifiers, certainty markers, an affect lexicon, negators and the cues
+//! of concrete detail and reflection.
+//!
+//! Lists hold normalised single words (lowercase, contractions expanded as the SRL tokeniser
+//! does: "n't" → "not"); multi-word cues are matched on word sequences by [`count_phrases`].
+//! The lists are deliberately short and general: they describe how people talk in interviews,
+//! not any one product or methodology.
+
+/// Verbs of saying and thinking that frame an answer rather than carry content ("I think",
+/// "you know", "I mean").
+const FILLER_VERBS: &str = "think guess suppose reckon know mean say cover suppose wonder \
+    remember forget ask tell";
+
+/// Verbs whose object is the concept and the verb itself adds nothing to a label: "it has a
+/// smooth mouthfeel" is the attribute "smooth mouthfeel".
+const LIGHT_VERBS: &str = "be have like love prefer enjoy use buy get choose pick drink want \
+    need hate dislike find";
+
+/// Verbs that say their subject brings about their object ("X makes Y", "X helps me Y"): a
+/// causal link inside one clause.
+const CAUSATIVE_VERBS: &str = "make help let allow enable mean cause give keep save stop \
+    prevent lead";
+
+/// Causative verbs that also say what happens ("keeps me full", "saves money"): their phrase
+/// is a concept of its own, unlike "makes" or "helps".
+const CONTENT_CAUSATIVES: &str = "keep save stop prevent give";
+
+/// Verbs whose description is the point: "feel less guilty", "tastes better".
+const LINKING_VERBS: &str = "feel taste seem look sound smell become stay";
+
+/// Verbs that say their subject matters: "family matters most", "price counts".
+const VALUE_VERBS: &str = "matter count";
+
+/// Degree words that the parser leaves outside every argument: "waste less", "works better".
+const DEGREE_WORDS: &str = "less more better worse well fewer";
+
+/// Verbs of choosing or using the product: "switched to oat milk" says no more than the
+/// topic itself.
+const CHOICE_VERBS: &str = "switch buy use choose drink try pick order start get have";
+
+/// Words that soften a claim; dropped from labels, counted by the certainty rubric.
+const HEDGES: &str = "maybe perhaps probably possibly guess suppose somewhat apparently \
+    presumably might";
+
+/// Multi-word hedges.
+pub(super) const HEDGE_PHRASES: [&str; 9] = [
+    "i think",
+    "i guess",
+    "sort of",
+    "kind of",
+    "i suppose",
+    "not really sure",
+    "i would say",
+    "more or less",
+    "i believe",
+];
+
+/// Multi-word markers of not knowing or not answering.
+pub(super) const UNSURE_PHRASES: [&str; 9] = [
+    "not sure",
+    "do not know",
+    "no idea",
+    "dunno",
+    "can not remember",
+    "cannot remember",
+    "do not remember",
+    "hard to say",
+    "no clue",
+];
+
+/// Words that commit to a claim.
+const CERTAINTY_WORDS: &str = "definitely certainly absolutely always never clearly obviously \
+    sure exactly totally completely";
+
+/// Words that only intensify or soften; dropped from labels ("so creamy" → "creamy").
+const INTENSIFIERS: &str = "so very really quite pretty rather fairly extremely super just \
+    honestly actually also still even again basically definitely totally absolutely literally \
+    truly simply particularly especially maybe perhaps probably mostly usually generally lot";
+
+/// Words that turn the stance of what follows ("not watery", "less guilty", "waste less").
+const NEGATORS: &str = "not no never without less fewer nothing hardly avoid stop";
+
+/// Positive affect.
+const POSITIVE: &str = "like likes liked love loves loved enjoy enjoys enjoyed good great \
+    better best nice lovely tasty delicious creamy smooth happy glad pleased treat treated \
+    patient calm relaxed relieved helpful easy easier reliable fresh healthy healthier \
+    comfortable convenient perfect excellent fantastic amazing wonderful brilliant fun \
+    proud confident safe secure satisfied well care cares cared benefit worth";
+
+/// Negative affect.
+const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoyed \
+    frustrating frustrated expensive pricey guilty waste wasted wasteful watery bland bitter \
+    late stranded panicked panic broken failed fail fails worried worry stressed stress \
+    hassle problem problems difficult hard slow awful terrible horrible angry upset \
+    disappointed disappointing useless rude cold stuck miss missed lost tired sluggish \
+    bloated sick pain anxious nervous rejected confused unclear lonely isolated overwhelmed";
+
+/// Affect words strong enough to move valence by two steps at once.
+const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \
+    brilliant perfect awful terrible horrible furious disgusting nightmare delighted";
+
+/// Words of personal meaning and values: the respondent reasoning about themselves.
+const REFLECTION_WORDS: &str = "matters matter important value values believe belief \
+    principle principles myself realise realize realised realized priority priorities \
+    meaning identity responsible proud guilt guilty conscience";
+
+/// Multi-word cues of reflection about oneself.
+pub(super) const REFLECTION_PHRASES: [&str; 10] = [
+    "to me",
+    "for me",
+    "i care",
+    "i want to be",
+    "kind of person",
+    "the way i was brought up",
+    "i feel",
+    "makes me feel",
+    "thinking about it",
+    "i realise",
+];
+
+/// Multi-word cues that introduce an example or a particular occasion.
+pub(super) const EXAMPLE_PHRASES: [&str; 8] = [
+    "for example",
+    "for instance",
+    "like when",
+    "last week",
+    "last time",
+    "the other day",
+    "last year",
+    "this morning",
+];
+
+/// Words that name a particular time or occasion.
+const OCCASION_WORDS: &str = "yesterday today tonight monday tuesday wednesday thursday \
+    friday saturday sunday morning evening night weekend january february march april may \
+    june july august september october november december once";
+
+/// Vague words that stand in for content ("stuff", "things").
+const VAGUE_WORDS: &str = "stuff things thing whatever something anything everything fine \
+    okay ok";
+
+/// Short replies that close a topic or decline to go on.
+pub(super) const CLOSING_PHRASES: [&str; 9] = [
+    "that is about it",
+    "that 's about it",
+    "that is it",
+    "that 's it",
+    "nothing else",
+    "i do not care",
+    "no comment",
+    "move on",
+    "covered everything",
+];
+
+/// Words never worth a concept on their own: pronouns, fillers and vague nouns.
+const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it its he him his \
+    she her this that these those there here one ones thing things stuff lot bit way kind \
+    sort something anything everything nothing someone everyone people yeah yes no ok okay \
+    well um uh er like time times";
+
+fn listed(list: &str, word: &str) -> bool {
+    list.split_whitespace().any(|w| w == word)
+}
+
+pub(super) fn is_filler_verb(lemma: &str) -> bool {
+    listed(FILLER_VERBS, lemma)
+}
+
+pub(super) fn is_light_verb(lemma: &str) -> bool {
+    listed(LIGHT_VERBS, lemma)
+}
+
+pub(super) fn is_causative_verb(lemma: &str) -> bool {
+    listed(CAUSATIVE_VERBS, lemma)
+}
+
+pub(super) fn is_content_causative(lemma: &str) -> bool {
+    listed(CONTENT_CAUSATIVES, lemma)
+}
+
+pub(super) fn is_linking_verb(lemma: &str) -> bool {
+    listed(LINKING_VERBS, lemma)
+}
+
+pub(super) fn is_value_verb(lemma: &str) -> bool {
+    listed(VALUE_VERBS, lemma)
+}
+
+pub(super) fn is_degree_word(word: &str) -> bool {
+    listed(DEGREE_WORDS, word)
+}
+
+pub(super) fn is_choice_verb(lemma: &str) -> bool {
+    listed(CHOICE_VERBS, lemma)
+}
+
+pub(super) fn is_hedge(word: &str) -> bool {
+    listed(HEDGES, word)
+}
+
+pub(super) fn is_certainty(word: &str) -> bool {
+    listed(CERTAINTY_WORDS, word)
+}
+
+pub(super) fn is_intensifier(word: &str) -> bool {
+    listed(INTENSIFIERS, word)
+}
+
+pub(super) fn is_negator(word: &str) -> bool {
+    listed(NEGATORS, word)
+}
+
+pub(super) fn is_positive(word: &str) -> bool {
+    listed(POSITIVE, word)
+}
+
+pub(super) fn is_negative(word: &str) -> bool {
+    listed(NEGATIVE, word)
+}
+
+pub(super) fn is_strong_affect(word: &str) -> bool {
+    listed(STRONG_AFFECT, word)
+}
+
+pub(super) fn is_reflection(word: &str) -> bool {
+    listed(REFLECTION_WORDS, word)
+}
+
+pub(super) fn is_occasion(word: &str) -> bool {
+    listed(OCCASION_WORDS, word)
+}
+
+pub(super) fn is_vague(word: &str) -> bool {
+    listed(VAGUE_WORDS, word)
+}
+
+pub(super) fn is_empty_word(word: &str) -> bool {
+    listed(EMPTY_WORDS, word)
+}
+
+/// How many times any of `phrases` occurs in `words` as a run of whole words.
+pub(super) fn count_phrases(words: &[&str], phrases: &[&str]) -> usize {
+    phrases
+        .iter()
+        .map(|phrase| {
+            let parts: Vec<&str> = phrase.split_whitespace().collect();
+            if parts.is_empty() {
+                return 0;
+            }
+            words
+                .windows(parts.len())
+                .filter(|window| *window == parts.as_slice())
+                .count()
+        })
+        .sum()
+}
+
+/// Affect of a run of words: +1 per positive and −1 per negative word, a negator flipping the
+/// sign of the next affect word within three words ("not watery" is +1, "less guilty" is +1),
+/// and a "less" or "fewer" right after an affect word flipping that word ("waste less" is +1).
+pub(super) fn affect(words: &[&str]) -> i32 {
+    let mut total = 0;
+    let mut flip_window = 0_u8;
+    let mut previous = 0;
+    for word in words {
+        let value = if is_positive(word) {
+            1
+        } else if is_negative(word) {
+            -1
+        } else {
+            0
+        };
+        if value != 0 {
+            let signed = if flip_window > 0 { -value } else { value };
+            total += signed;
+            previous = signed;
+            flip_window = 0;
+            continue;
+        }
+        if matches!(*word, "less" | "fewer") && previous != 0 {
+            total -= 2 * previous;
+            flip_window = 0;
+        } else if is_negator(word) {
+            flip_window = 3;
+        } else {
+            flip_window = flip_window.saturating_sub(1);
+        }
+        previous = 0;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negators_flip_the_next_affect_word() {
+        assert_eq!(affect(&["not", "watery"]), 1);
+        assert_eq!(affect(&["feel", "less", "guilty"]), 1);
+        assert_eq!(affect(&["waste", "less"]), 1);
+        assert_eq!(
+            affect(&["waste", "it", "less"]),
+            -1,
+            "only right after the word"
+        );
+        assert_eq!(
+            affect(&["not", "that", "it", "is", "the", "worst"]),
+            -1,
+            "out of reach"
+        );
+        assert_eq!(affect(&["love", "it", "but", "expensive"]), 0);
+    }
+
+    #[test]
+    fn phrases_match_whole_word_runs() {
+        let words = ["i", "think", "it", "is", "sort", "of", "fine", "i", "think"];
+        assert_eq!(count_phrases(&words, &HEDGE_PHRASES), 3);
+        assert_eq!(count_phrases(&["sorting", "of"], &HEDGE_PHRASES), 0);
+    }
+
+    #[test]
+    fn lists_hold_whole_words() {
+        assert!(is_light_verb("have"));
+        assert!(!is_light_verb("hav"));
+        assert!(is_causative_verb("make"));
+        assert!(is_filler_verb("think"));
+        assert!(is_empty_word("it"));
+    }
+}

@@ -1,0 +1,322 @@
+//! Relationships between the concepts of one answer, from its discourse connectives and
+//! causative verbs, directed by the ontology's levels and typed by what it permits.
+//!
+//! A connective of the causal, result, purpose, condition or temporal kind links the concept of
+//! each of its two arguments nearest the connective; a causative verb ("X makes Y", "X helps
+//! me Y") links its subject to what it brings about. Causal links point from the lower-level
+//! concept to the higher-level one ("I buy it because it's creamy": the attribute "creamy"
+//! leads to whatever it explains), and between concepts of one level from cause to effect;
+//! when the ontology permits only the cause-to-effect direction (a `pain_point` that
+//! `motivates` a `competing_solution` of a lower level), that direction is used. Temporal
+//! links keep the order of events.
+//!
+//! Of the edge types that permit the pair (wildcard-only types such as `revises` are never
+//! inferred), one whose description quotes the connective wins ("because" for `caused`, "when"
+//! for `triggers`); a causal connective never yields a pure sequence edge (`preceded`, whose
+//! description speaks of what "happened before"), and a temporal one prefers it. Contrast,
+//! concession and addition link nothing.
+
+use crate::config::{EdgeType, Methodology};
+use crate::srl::{DiscourseRelation, RelationKind, Span, SrlAnalysis};
+
+use super::phrases::{CausalPair, Phrase};
+
+/// Confidence of a link stated by a connective ("because", "so", "which means").
+const CONNECTIVE_CONFIDENCE: f64 = 0.75;
+/// Confidence of a link read from a causative verb ("makes", "helps"): the verb's subject is
+/// sometimes only the occasion, not the cause.
+const CAUSATIVE_CONFIDENCE: f64 = 0.65;
+/// Confidence of a temporal link: order is stated, the relation between the events is not.
+const TEMPORAL_CONFIDENCE: f64 = 0.6;
+/// Confidence of a link from a probed concept to the answer: the question, not the
+/// respondent, names the concept being explained.
+pub(super) const PROBE_CONFIDENCE: f64 = 0.6;
+
+/// A typed concept as links see it.
+#[derive(Debug, Clone)]
+pub(super) struct Node<'a> {
+    pub phrase: &'a Phrase,
+    pub node_type: &'a str,
+    pub level: u32,
+}
+
+/// One inferred relationship, between indices of the node list.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Link {
+    pub source: usize,
+    pub target: usize,
+    pub edge_type: String,
+    pub confidence: f64,
+}
+
+/// The links of one answer.
+pub(super) fn find(
+    methodology: &Methodology,
+    analysis: &SrlAnalysis,
+    nodes: &[Node<'_>],
+    causal: &[CausalPair],
+) -> Vec<Link> {
+    let mut links: Vec<Link> = Vec::new();
+    for relation in &analysis.discourse_relations {
+        let Some(kind) = LinkKind::of(relation) else {
+            continue;
+        };
+        let arg1 = main_clause(analysis, relation);
+        let (Some(a1), Some(a2)) = (
+            nearest(nodes, arg1, &relation.marker),
+            nearest(nodes, &relation.arg2, &relation.marker),
+        ) else {
+            continue;
+        };
+        let (cause, effect) = kind.natural(a1, a2);
+        let marker = relation.marker.text.to_lowercase();
+        if let Some(link) = decide(methodology, nodes, (cause, effect), &kind, &marker) {
+            add(&mut links, link);
+        }
+    }
+    for pair in causal {
+        let kind = LinkKind::Causative;
+        if let Some(link) = decide(methodology, nodes, (pair.cause, pair.effect), &kind, "") {
+            add(&mut links, link);
+        }
+    }
+    links
+}
+
+/// The first argument of `relation`, or, when that is itself the subordinate clause of a
+/// temporal or conditional relation ("It keeps for a week once it's open, so I waste less"),
+/// the clause that one depends on: what the respondent presents as the cause.
+fn main_clause<'a>(analysis: &'a SrlAnalysis, relation: &'a DiscourseRelation) -> &'a Span {
+    let arg1 = &relation.arg1;
+    analysis
+        .discourse_relations
+        .iter()
+        .filter(|r| matches!(r.kind, RelationKind::Temporal | RelationKind::Condition))
+        .find(|r| {
+            !r.arg1_unstated()
+                && r.arg2.start <= arg1.start
+                && arg1.end <= r.arg2.end
+                && r != &relation
+        })
+        .map_or(arg1, |r| &r.arg1)
+}
+
+fn add(links: &mut Vec<Link>, link: Link) {
+    let duplicate = links.iter().any(|l| {
+        l.source == link.source && l.target == link.target && l.edge_type == link.edge_type
+    });
+    if !duplicate {
+        links.push(link);
+    }
+}
+
+/// How a relation links its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LinkKind {
+    /// `arg2` brings about `arg1` ("because", "if").
+    Reason,
+    /// `arg1` brings about `arg2` ("so", "which means", "so that").
+    Consequence,
+    /// Events in order; `true` when `arg2` happened first ("after", "when").
+    Sequence { arg2_first: bool },
+    /// A causative verb's subject brings about its object.
+    Causative,
+}
+
+impl LinkKind {
+    fn of(relation: &DiscourseRelation) -> Option<Self> {
+        match relation.kind {
+            RelationKind::Causal | RelationKind::Condition => Some(Self::Reason),
+            RelationKind::Result | RelationKind::Purpose => Some(Self::Consequence),
+            RelationKind::Temporal => {
+                let marker = relation.marker.text.to_lowercase();
+                let arg2_first = matches!(
+                    marker.as_str(),
+                    "after" | "once" | "when" | "whenever" | "since" | "as soon as"
+                );
+                Some(Self::Sequence { arg2_first })
+            }
+            RelationKind::Contrast | RelationKind::Concession | RelationKind::Addition => None,
+        }
+    }
+
+    /// (cause or earlier, effect or later) of the two arguments' nodes.
+    fn natural(&self, a1: usize, a2: usize) -> (usize, usize) {
+        match self {
+            Self::Reason | Self::Sequence { arg2_first: true } => (a2, a1),
+            Self::Consequence | Self::Causative | Self::Sequence { arg2_first: false } => (a1, a2),
+        }
+    }
+
+    fn confidence(&self) -> f64 {
+        match self {
+            Self::Reason | Self::Consequence => CONNECTIVE_CONFIDENCE,
+            Self::Causative => CAUSATIVE_CONFIDENCE,
+            Self::Sequence { .. } => TEMPORAL_CONFIDENCE,
+        }
+    }
+}
+
+/// The node whose phrase overlaps `arg` and lies nearest the connective.
+fn nearest(nodes: &[Node<'_>], arg: &Span, marker: &Span) -> Option<usize> {
+    if arg.text.is_empty() {
+        return None;
+    }
+    nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.phrase.start < arg.end && n.phrase.end > arg.start)
+        .min_by_key(|(_, n)| {
+            if n.phrase.end <= marker.start {
+                marker.start - n.phrase.end
+            } else {
+                n.phrase.start.saturating_sub(marker.end)
+            }
+        })
+        .map(|(i, _)| i)
+}
+
+/// Direction and edge type for a (cause, effect) pair, if the ontology permits one.
+fn decide(
+    methodology: &Methodology,
+    nodes: &[Node<'_>],
+    (cause, effect): (usize, usize),
+    kind: &LinkKind,
+    marker: &str,
+) -> Option<Link> {
+    if cause == effect {
+        return None;
+    }
+    let (c, e) = (nodes.get(cause)?, nodes.get(effect)?);
+    let directions = match kind {
+        LinkKind::Sequence { .. } => vec![(cause, effect)],
+        _ if c.level > e.level => vec![(effect, cause), (cause, effect)],
+        _ => vec![(cause, effect)],
+    };
+    directions.into_iter().find_map(|(s, t)| {
+        let (source, target) = (nodes.get(s)?, nodes.get(t)?);
+        let edge = choose_edge(
+            methodology,
+            source.node_type,
+            target.node_type,
+            kind,
+            marker,
+        )?;
+        Some(Link {
+            source: s,
+            target: t,
+            edge_type: edge.name.clone(),
+            confidence: kind.confidence(),
+        })
+    })
+}
+
+/// The best permitted, non-wildcard edge type from `source` to `target` for this kind of link.
+fn choose_edge<'m>(
+    methodology: &'m Methodology,
+    source: &str,
+    target: &str,
+    kind: &LinkKind,
+    marker: &str,
+) -> Option<&'m EdgeType> {
+    let temporal = matches!(kind, LinkKind::Sequence { .. });
+    methodology
+        .ontology
+        .edges
+        .iter()
+        .filter(|e| {
+            e.permitted_connections
+                .iter()
+                .any(|(s, t)| s == source && t == target)
+        })
+        .filter_map(|e| {
+            let description = e.description.to_lowercase();
+            let quoted = !marker.is_empty() && mentions(&description, marker);
+            let sequence = description.contains("happened before");
+            let score = match (temporal, sequence) {
+                (false, true) => return None,
+                (true, false) if !quoted => return None,
+                (true, true) => 1,
+                _ => 0,
+            } + if quoted { 2 } else { 0 };
+            Some((e, score))
+        })
+        // Ties keep ontology order: `max_by_key` returns the last maximum, so compare reversed.
+        .rev()
+        .max_by_key(|(_, score)| *score)
+        .map(|(e, _)| e)
+}
+
+/// The edge type a reason link from `source` to `target` would get ("because").
+pub(super) fn reason_edge(methodology: &Methodology, source: &str, target: &str) -> Option<String> {
+    choose_edge(methodology, source, target, &LinkKind::Reason, "because").map(|e| e.name.clone())
+}
+
+/// `text` contains `phrase` as whole words.
+pub(super) fn mentions(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(at, _)| {
+        let before = text.get(..at).and_then(|s| s.chars().next_back());
+        let after = text.get(at + phrase.len()..).and_then(|s| s.chars().next());
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigDir;
+
+    fn methodology(name: &str) -> Methodology {
+        ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
+            .methodology(name)
+            .unwrap()
+    }
+
+    #[test]
+    fn edge_choice_follows_the_connective_and_the_permitted_pairs() {
+        let cit = methodology("critical_incident");
+        let pick = |s: &str, t: &str, kind: &LinkKind, marker: &str| {
+            choose_edge(&cit, s, t, kind, marker).map(|e| e.name.clone())
+        };
+        let reason = LinkKind::Reason;
+        let then = LinkKind::Sequence { arg2_first: false };
+        assert_eq!(
+            pick("incident_context", "incident_event", &reason, "because").as_deref(),
+            Some("caused")
+        );
+        assert_eq!(
+            pick("incident_context", "incident_event", &then, "then").as_deref(),
+            Some("preceded")
+        );
+        assert_eq!(
+            pick("incident_event", "outcome", &LinkKind::Consequence, "so").as_deref(),
+            Some("resulted_in"),
+            "never a sequence edge for a causal connective"
+        );
+        assert_eq!(pick("lesson", "incident_context", &reason, "because"), None);
+        let jtbd = methodology("jobs_to_be_done");
+        let when = LinkKind::Sequence { arg2_first: true };
+        assert_eq!(
+            choose_edge(&jtbd, "job_context", "functional_job", &when, "when")
+                .map(|e| e.name.as_str()),
+            Some("triggers")
+        );
+        let mec = methodology("means_end_chain");
+        assert_eq!(
+            choose_edge(&mec, "attribute", "terminal_value", &reason, "because")
+                .map(|e| e.name.as_str()),
+            Some("leads_to")
+        );
+        assert!(
+            choose_edge(&mec, "terminal_value", "attribute", &reason, "because").is_none(),
+            "revises (wildcard only) is never inferred"
+        );
+    }
+
+    #[test]
+    fn whole_word_mentions() {
+        assert!(mentions("(\"because\", \"so\")", "so"));
+        assert!(!mentions("also", "so"));
+        assert!(mentions("when x happens", "when"));
+    }
+}

@@ -1,0 +1,312 @@
+//! Offline extraction on typed inputs, with an embedder that places texts on one axis per node
+//! type by a table, so typing is decided by the test rather than by a model.
+
+use std::sync::Mutex;
+
+use super::*;
+use crate::config::{ConfigDir, Methodology};
+use crate::embed::{EmbedError, Embedder};
+use crate::prompts::{Extraction, screen_extraction};
+use crate::srl;
+
+fn methodology(name: &str) -> Methodology {
+    ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
+        .methodology(name)
+        .unwrap()
+}
+
+/// Texts containing a table phrase point along that phrase's node type axis; the methodology's
+/// own names, descriptions and examples (matched exactly) point along their type's axis;
+/// anything else points along a spare axis no type uses. Counts its calls.
+struct TableEmbedder {
+    table: Vec<(String, usize)>,
+    axes: Vec<(String, usize)>,
+    dim: usize,
+    calls: Mutex<usize>,
+}
+
+impl TableEmbedder {
+    fn new(m: &Methodology, table: &[(&str, &str)]) -> Self {
+        let types: Vec<&str> = m.ontology.nodes.iter().map(|n| n.name.as_str()).collect();
+        let axis = |t: &str| types.iter().position(|n| *n == t).unwrap();
+        let table = table
+            .iter()
+            .map(|(phrase, t)| ((*phrase).to_owned(), axis(t)))
+            .collect();
+        let mut axes: Vec<(String, usize)> = Vec::new();
+        for (i, n) in m.ontology.nodes.iter().enumerate() {
+            axes.push((n.name.replace('_', " "), i));
+            axes.push((n.description.trim().to_owned(), i));
+            axes.extend(n.examples.iter().map(|e| (e.clone(), i)));
+        }
+        Self {
+            table,
+            axes,
+            dim: types.len() + 1,
+            calls: Mutex::new(0),
+        }
+    }
+
+    fn calls(&self) -> usize {
+        *self.calls.lock().unwrap()
+    }
+}
+
+impl Embedder for TableEmbedder {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        *self.calls.lock().unwrap() += 1;
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0.0; self.dim];
+                let axis = self
+                    .table
+                    .iter()
+                    .find(|(phrase, _)| t.contains(phrase.as_str()))
+                    .or_else(|| self.axes.iter().find(|(text, _)| text == t))
+                    .map_or(self.dim - 1, |(_, i)| *i);
+                v[axis] = 1.0;
+                v
+            })
+            .collect())
+    }
+
+    fn name(&self) -> &str {
+        "table"
+    }
+}
+
+fn extract(
+    m: &Methodology,
+    embedder: &TableEmbedder,
+    question: &str,
+    answer: &str,
+    context: &TurnContext<'_>,
+) -> Extraction {
+    let types = TypeIndex::build(m, embedder).unwrap();
+    let analysis = srl::analyze(answer);
+    let input = OfflineInput {
+        methodology: m,
+        answer,
+        question,
+        srl: &analysis,
+    };
+    extract_offline_in_context(&input, context, &types, embedder).unwrap()
+}
+
+fn labels(e: &Extraction) -> Vec<(&str, &str)> {
+    e.concepts
+        .iter()
+        .map(|c| (c.label.as_str(), c.node_type.as_str()))
+        .collect()
+}
+
+fn assert_quotes_are_substrings(answer: &str, e: &Extraction) {
+    for c in &e.concepts {
+        assert!(
+            !c.source_quote.is_empty() && answer.contains(&c.source_quote),
+            "{c:?}"
+        );
+    }
+}
+
+const GUILT: &str =
+    "I buy oat milk because it's better for the environment, which means I feel less guilty.";
+
+#[test]
+fn a_because_and_which_means_answer_ladders_up() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("better for the environment", "attribute"),
+            ("feel less guilty", "psychosocial_consequence"),
+        ],
+    );
+    let context = TurnContext {
+        topic: "oat milk",
+        known: &[],
+    };
+    let e = extract(&m, &embedder, "Why oat milk?", GUILT, &context);
+    assert_quotes_are_substrings(GUILT, &e);
+    assert_eq!(
+        labels(&e),
+        [
+            ("better for the environment", "attribute"),
+            ("feel less guilty", "psychosocial_consequence"),
+        ]
+    );
+    assert_eq!(e.relationships.len(), 1, "{e:?}");
+    let r = &e.relationships[0];
+    assert_eq!(
+        (r.source.as_str(), r.target.as_str(), r.edge_type.as_str()),
+        ("better for the environment", "feel less guilty", "leads_to")
+    );
+    let guilt = &e.concepts[1];
+    assert_eq!(guilt.stance, 1, "less guilty is favourable");
+    assert!((0.6..=0.8).contains(&guilt.confidence));
+    assert_eq!(
+        embedder.calls(),
+        2,
+        "one call for the type index, one for the answer"
+    );
+    // Both paths share one screen; offline output passes it untouched.
+    let (screened, rejections) = screen_extraction(e.clone(), GUILT, &m);
+    assert!(rejections.is_empty(), "{rejections:?}");
+    assert_eq!(screened, e);
+}
+
+#[test]
+fn a_because_points_from_the_lower_level_whatever_the_order() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("peace of mind", "terminal_value"),
+            ("no added sugar", "attribute"),
+        ],
+    );
+    let answer = "I get peace of mind because it has no added sugar.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert_quotes_are_substrings(answer, &e);
+    let r = e.relationships.first().expect("a link");
+    assert_eq!(
+        (r.source.as_str(), r.target.as_str()),
+        ("no added sugar", "peace of mind")
+    );
+}
+
+#[test]
+fn the_topic_alone_is_not_a_concept_and_empty_answers_cost_no_embedding() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[]);
+    let context = TurnContext {
+        topic: "oat milk",
+        known: &[],
+    };
+    let types = TypeIndex::build(&m, &embedder).unwrap();
+    for answer in ["", "I buy oat milk.", "Not sure. I just like it."] {
+        let analysis = srl::analyze(answer);
+        let input = OfflineInput {
+            methodology: &m,
+            answer,
+            question: "",
+            srl: &analysis,
+        };
+        let e = extract_offline_in_context(&input, &context, &types, &embedder).unwrap();
+        assert_eq!(e, Extraction::default(), "{answer:?}");
+    }
+    assert_eq!(embedder.calls(), 1, "only the type index was embedded");
+}
+
+#[test]
+fn instrumental_values_take_the_being_form() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[("patient with my kids", "instrumental_value")]);
+    let answer = "I'm much more patient with my kids.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert_quotes_are_substrings(answer, &e);
+    let c = e
+        .concepts
+        .iter()
+        .find(|c| c.node_type == "instrumental_value")
+        .expect("an instrumental value");
+    assert!(c.label.starts_with("being "), "{c:?}");
+    assert!(c.label.contains("patient with my kids"), "{c:?}");
+}
+
+#[test]
+fn a_probe_about_a_known_concept_links_it_to_the_answer() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[("family", "terminal_value")]);
+    let known = [KnownConcept {
+        label: "good mood in the morning",
+        node_type: "psychosocial_consequence",
+    }];
+    let context = TurnContext {
+        topic: "oat milk",
+        known: &known,
+    };
+    let answer = "Family matters most to me.";
+    let e = extract(
+        &m,
+        &embedder,
+        "Why does a good mood in the morning matter to you?",
+        answer,
+        &context,
+    );
+    assert_quotes_are_substrings(answer, &e);
+    let r = e
+        .relationships
+        .first()
+        .unwrap_or_else(|| panic!("no probe link in {e:?}"));
+    assert_eq!(r.source, "good mood in the morning");
+    assert_eq!(r.edge_type, "leads_to");
+    assert!(e.concepts.iter().any(|c| c.label == r.target));
+    // Without the probe, nothing links to the known concept.
+    let plain = extract(&m, &embedder, "Anything else?", answer, &context);
+    assert!(plain.relationships.is_empty(), "{plain:?}");
+}
+
+#[test]
+fn a_known_label_is_reused_with_its_type() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[]);
+    let known = [KnownConcept {
+        label: "Smooth Mouthfeel",
+        node_type: "attribute",
+    }];
+    let context = TurnContext {
+        topic: "",
+        known: &known,
+    };
+    let e = extract(&m, &embedder, "", "It has a smooth mouthfeel.", &context);
+    assert_eq!(labels(&e), [("Smooth Mouthfeel", "attribute")]);
+}
+
+#[test]
+fn jobs_to_be_done_when_clauses_trigger_jobs() {
+    let m = methodology("jobs_to_be_done");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("late for work", "job_context"),
+            ("instant coffee", "competing_solution"),
+        ],
+    );
+    let answer = "When I'm late for work, I drink instant coffee.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert_quotes_are_substrings(answer, &e);
+    assert!(
+        e.relationships
+            .iter()
+            .all(|r| m.ontology.edges.iter().any(|t| t.name == r.edge_type)),
+        "{e:?}"
+    );
+    let triggers = e
+        .relationships
+        .iter()
+        .find(|r| r.edge_type == "triggers")
+        .unwrap_or_else(|| panic!("no triggers link in {e:?}"));
+    assert!(triggers.source.contains("late for work"), "{triggers:?}");
+}
+
+#[test]
+fn relationships_only_where_the_ontology_permits() {
+    let m = methodology("means_end_chain");
+    // Two terminal values: leads_to never permits terminal → terminal.
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("freedom", "terminal_value"),
+            ("self-respect", "terminal_value"),
+        ],
+    );
+    let answer = "I want freedom because it gives me self-respect.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert!(e.relationships.is_empty(), "{e:?}");
+}

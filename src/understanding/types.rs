@@ -1,0 +1,220 @@
+//! Typing a phrase against the methodology's node types by `MiniLM` similarity.
+//!
+//! Each node type is represented by the embeddings of its name (underscores as spaces), its
+//! description and each of its examples, all computed once per session in one batch. A phrase
+//! scores against a type as a weighted blend: the best example counts most, because examples
+//! are short phrases like the labels being typed; the description and the name break ties
+//! between types whose examples are all far away.
+
+use crate::config::Methodology;
+use crate::embed::{EmbedError, Embedder, cosine};
+
+/// Weight of the closest example in a type's score: examples are phrased like labels, so
+/// they are the best evidence.
+const EXAMPLE_WEIGHT: f32 = 0.55;
+/// Weight of the mean of the two closest examples, so one lucky example does not decide.
+const EXAMPLE_PAIR_WEIGHT: f32 = 0.15;
+/// Weight of the description: long text, so its similarity to a short phrase is low but
+/// informative when no example is near.
+const DESCRIPTION_WEIGHT: f32 = 0.2;
+/// Weight of the type's name ("functional consequence").
+const NAME_WEIGHT: f32 = 0.1;
+
+/// One node type's embedded description.
+#[derive(Debug, Clone)]
+struct TypeEntry {
+    name: String,
+    level: u32,
+    name_vec: Vec<f32>,
+    description_vec: Option<Vec<f32>>,
+    example_vecs: Vec<Vec<f32>>,
+    /// The first word every example shares ("being" for instrumental values), which the
+    /// naming convention then asks of every label of the type.
+    prefix: Option<String>,
+}
+
+/// Examples a type needs before a first word they all share counts as a naming rule.
+const MIN_EXAMPLES_FOR_PREFIX: usize = 3;
+
+/// The first word all `examples` share, when there are enough of them.
+fn shared_first_word(examples: &[String]) -> Option<String> {
+    if examples.len() < MIN_EXAMPLES_FOR_PREFIX {
+        return None;
+    }
+    let first = |e: &String| e.split_whitespace().next().map(str::to_lowercase);
+    let word = first(examples.first()?)?;
+    examples
+        .iter()
+        .all(|e| first(e).as_deref() == Some(word.as_str()))
+        .then_some(word)
+}
+
+/// The methodology's node types, embedded; built once per session.
+#[derive(Debug, Clone)]
+pub struct TypeIndex {
+    entries: Vec<TypeEntry>,
+}
+
+/// The type a phrase was given, with how clearly it won.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeMatch {
+    pub node_type: String,
+    /// Ontology level of the type (lower is more concrete).
+    pub level: u32,
+    /// The blended similarity of the winning type.
+    pub score: f32,
+    /// Winning score minus the runner-up's (0 with a single type).
+    pub margin: f32,
+}
+
+impl TypeIndex {
+    /// Embeds each node type's name, description and examples (from the methodology YAML), in
+    /// one embedding call.
+    pub fn build(methodology: &Methodology, embedder: &dyn Embedder) -> Result<Self, EmbedError> {
+        let nodes = &methodology.ontology.nodes;
+        let mut texts: Vec<String> = Vec::new();
+        for node in nodes {
+            texts.push(node.name.replace('_', " "));
+            texts.push(node.description.trim().to_owned());
+            texts.extend(node.examples.iter().map(|e| e.trim().to_owned()));
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let mut vectors = embedder.embed(&refs)?.into_iter();
+        let mut entries = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            let name_vec = vectors.next().unwrap_or_default();
+            let description_vec = vectors
+                .next()
+                .filter(|_| !node.description.trim().is_empty());
+            let example_vecs: Vec<Vec<f32>> = vectors.by_ref().take(node.examples.len()).collect();
+            entries.push(TypeEntry {
+                name: node.name.clone(),
+                level: node.level,
+                name_vec,
+                description_vec,
+                example_vecs,
+                prefix: shared_first_word(&node.examples),
+            });
+        }
+        Ok(Self { entries })
+    }
+
+    /// Number of node types indexed.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// `label` as the type's naming convention wants it: prefixed with the first word all of
+    /// the type's examples share ("patient with my kids" → "being patient with my kids"),
+    /// unless it already starts with it.
+    pub fn conventional_label(&self, node_type: &str, label: &str) -> String {
+        let prefix = self
+            .entries
+            .iter()
+            .find(|e| e.name == node_type)
+            .and_then(|e| e.prefix.as_deref());
+        match prefix {
+            Some(p) if label.split_whitespace().next() != Some(p) => format!("{p} {label}"),
+            _ => label.to_owned(),
+        }
+    }
+
+    /// The best type for an embedded phrase, or `None` when the index holds no type.
+    pub fn classify(&self, phrase: &[f32]) -> Option<TypeMatch> {
+        self.classify_among(phrase, |_| true)
+    }
+
+    /// The best type for an embedded phrase among the types `allowed` accepts by name.
+    pub fn classify_among(
+        &self,
+        phrase: &[f32],
+        allowed: impl Fn(&str) -> bool,
+    ) -> Option<TypeMatch> {
+        let mut scored: Vec<(&TypeEntry, f32)> = self
+            .entries
+            .iter()
+            .filter(|e| allowed(&e.name))
+            .map(|e| (e, score(e, phrase)))
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut ranked = scored.into_iter();
+        let (best, best_score) = ranked.next()?;
+        let margin = ranked.next().map_or(0.0, |(_, s)| best_score - s);
+        Some(TypeMatch {
+            node_type: best.name.clone(),
+            level: best.level,
+            score: best_score,
+            margin,
+        })
+    }
+}
+
+fn score(entry: &TypeEntry, phrase: &[f32]) -> f32 {
+    let mut sims: Vec<f32> = entry
+        .example_vecs
+        .iter()
+        .map(|v| cosine(phrase, v))
+        .collect();
+    sims.sort_by(|a, b| b.total_cmp(a));
+    let name = cosine(phrase, &entry.name_vec);
+    let description = entry
+        .description_vec
+        .as_ref()
+        .map_or(name, |v| cosine(phrase, v));
+    let (best, pair) = match sims.as_slice() {
+        [] => (description, description),
+        [one] => (*one, *one),
+        [a, b, ..] => (*a, (a + b) / 2.0),
+    };
+    EXAMPLE_WEIGHT * best
+        + EXAMPLE_PAIR_WEIGHT * pair
+        + DESCRIPTION_WEIGHT * description
+        + NAME_WEIGHT * name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::HashEmbedder;
+
+    fn mec() -> Methodology {
+        let dir = crate::config::ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
+        dir.methodology("means_end_chain").unwrap()
+    }
+
+    #[test]
+    fn indexes_every_type_and_classifies_an_example_as_its_type() {
+        let embedder = HashEmbedder::new(384);
+        let m = mec();
+        let index = TypeIndex::build(&m, &embedder).unwrap();
+        assert_eq!(index.len(), m.ontology.nodes.len());
+        // Character trigrams make an example nearest to itself.
+        let v = embedder.embed(&["being considerate of others"]).unwrap();
+        let hit = index.classify(&v[0]).unwrap();
+        assert_eq!(hit.node_type, "instrumental_value");
+        assert_eq!(hit.level, 4);
+        assert!(hit.margin > 0.0);
+        let only = index.classify_among(&v[0], |t| t == "attribute").unwrap();
+        assert_eq!(only.node_type, "attribute");
+        assert_eq!(only.margin, 0.0);
+        assert!(index.classify_among(&v[0], |_| false).is_none());
+    }
+
+    #[test]
+    fn labels_follow_a_prefix_all_examples_share() {
+        let index = TypeIndex::build(&mec(), &HashEmbedder::new(64)).unwrap();
+        assert_eq!(
+            index.conventional_label("instrumental_value", "patient with my kids"),
+            "being patient with my kids"
+        );
+        assert_eq!(
+            index.conventional_label("instrumental_value", "being responsible"),
+            "being responsible"
+        );
+        assert_eq!(index.conventional_label("attribute", "creamy"), "creamy");
+    }
+}

@@ -11,11 +11,10 @@ use std::io::{BufRead, BufReader, IsTerminal};
 use clap::Args;
 
 use super::setup::{
-    LlmOptions, SessionChoice, StageFlags, open_interview, pipeline_error, services,
+    LlmOptions, SessionChoice, StageFlags, open_interview, pipeline_error, prepare,
 };
 use super::{CliError, emit};
 use crate::config::ConfigDir;
-use crate::domain::Understanding;
 use crate::pipeline::{Event, EventSink, Interview, Pending, TurnError, TurnResult};
 
 /// Turns an interview runs when `--max-turns` is not given.
@@ -52,15 +51,15 @@ pub fn run(
     args: &InterviewArgs,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
+    let prepared = prepare(dir, llm, args.stages)?;
     let choice = SessionChoice {
         concept: args.concept.clone(),
         methodology: args.methodology.clone(),
         max_turns: args.max_turns,
         resume: args.resume.clone(),
-        understanding: Understanding::Llm,
+        understanding: prepared.understanding,
     };
-    let services = services(dir, llm, args.stages)?;
-    let interview = open_interview(dir, db, &choice, services)?;
+    let interview = open_interview(dir, db, &choice, prepared.services)?;
     let answers = AnswerSource::open(&args.answers)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

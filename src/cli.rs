@@ -160,3 +160,87 @@ fn emit(out: &mut dyn std::io::Write, text: &str) -> Result<(), CliError> {
     out.write_all(text.as_bytes())
         .map_err(|e| CliError::Input(format!("cannot write output: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use clap::Parser;
+
+    use super::*;
+    use crate::domain::Understanding;
+
+    #[test]
+    fn understanding_is_a_flag_of_every_interview_command_and_the_start_screen() {
+        for args in [
+            &["interviewer", "--understanding", "offline"][..],
+            &[
+                "interviewer",
+                "new",
+                "--concept",
+                "oat_milk",
+                "--understanding",
+                "offline",
+            ],
+            &[
+                "interviewer",
+                "interview",
+                "-c",
+                "oat_milk",
+                "-a",
+                "-",
+                "--understanding",
+                "offline",
+            ],
+            &[
+                "interviewer",
+                "simulate",
+                "-c",
+                "oat_milk",
+                "-p",
+                "brief",
+                "--understanding",
+                "offline",
+            ],
+            &["interviewer", "--understanding", "OFFLINE", "doctor"],
+        ] {
+            let cli = Cli::try_parse_from(args).unwrap();
+            assert_eq!(
+                cli.llm.understanding,
+                Some(Understanding::Offline),
+                "{args:?}"
+            );
+        }
+        let cli = Cli::try_parse_from(["interviewer", "new", "-c", "x"]).unwrap();
+        assert_eq!(cli.llm.understanding, None);
+    }
+
+    #[test]
+    fn a_bad_understanding_is_a_usage_error_naming_the_allowed_values() {
+        let err = Cli::try_parse_from([
+            "interviewer",
+            "interview",
+            "--concept",
+            "oat_milk",
+            "--answers",
+            "-",
+            "--understanding",
+            "bogus",
+        ])
+        .unwrap_err();
+        assert_eq!(err.exit_code(), 2, "usage errors exit with 2");
+        let message = err.to_string();
+        assert!(
+            message.contains("--understanding")
+                && message.contains("'bogus' is not an understanding mode (allowed: llm, offline)"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn none_is_a_provider_name_the_flag_accepts() {
+        let cli = Cli::try_parse_from(["interviewer", "--provider", "none", "doctor"]).unwrap();
+        assert_eq!(cli.llm.provider.as_deref(), Some("none"));
+        assert!(crate::llm::config::Preset::find("none").is_some());
+    }
+}

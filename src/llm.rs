@@ -12,12 +12,15 @@
 //! HTTP providers here: [`AnthropicProvider`] (Messages API) and [`OpenAiProvider`] (any
 //! OpenAI-compatible chat completions endpoint: `OpenAI`, Kimi, `DeepSeek`, Ollama,
 //! `llama.cpp`, vLLM). [`ScriptedProvider`] replies from a YAML/JSON file, for tests and demos.
+//! [`NoneProvider`] has no model at all: a role bound to it is modelless
+//! ([`LlmRouter::is_modelless`]) and the pipeline does that role's work without a model.
 
 mod anthropic;
 pub mod config;
 mod error;
 mod http;
 pub mod local;
+mod none;
 mod openai;
 mod retry;
 mod scripted;
@@ -35,6 +38,7 @@ use tokio::sync::mpsc::UnboundedSender;
 pub use anthropic::{AnthropicConfig, AnthropicProvider};
 pub use error::{LlmError, MAX_MESSAGE_CHARS};
 pub use local::{LocalConfig, LocalError, LocalProvider};
+pub use none::{NONE_PROVIDER, NoneProvider};
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use retry::{LOG_TARGET, RetryPolicy};
 pub use scripted::{SCRIPT_LOG_ENV, ScriptError, ScriptedProvider};
@@ -230,6 +234,12 @@ pub trait LlmProvider: Send + Sync {
     fn pricing(&self) -> Option<(f64, f64)> {
         None
     }
+
+    /// Whether there is no model behind this provider (the `none` provider): its roles are
+    /// served without model calls, and a call fails at once.
+    fn is_modelless(&self) -> bool {
+        false
+    }
 }
 
 /// A provider with the settings of the role it serves.
@@ -305,6 +315,16 @@ impl LlmRouter {
 
     pub fn binding(&self, role: Role) -> Result<&RoleBinding, LlmError> {
         self.roles.get(&role).ok_or(LlmError::NoProvider(role))
+    }
+
+    /// Whether `role` is bound to a provider without a model (`--provider none`): the
+    /// pipeline then does that role's work itself (template questions, offline
+    /// understanding) instead of calling it. A role with no binding at all is not modelless;
+    /// calling it is a configuration error ([`LlmError::NoProvider`]).
+    pub fn is_modelless(&self, role: Role) -> bool {
+        self.roles
+            .get(&role)
+            .is_some_and(|b| b.provider.is_modelless())
     }
 
     /// A request for `role` with its configured limits; `temperature` overrides the role's

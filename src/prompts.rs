@@ -1,10 +1,13 @@
 //! The prompts the turn pipeline sends to its LLM roles, and the strict parsers of their replies.
 //!
 //! Three prompts live here: extraction (stage 3, [`extraction_prompt`]), the opening question
-//! ([`opening_prompt`]) and follow-up questions (stage 8, [`follow_up_prompt`]). Each prompt
-//! builder takes values and returns a [`Prompt`]; each parser takes the reply text and returns a
-//! typed value or a [`ContractError`](crate::contract::ContractError). The conversation shown to
-//! the question generator is bounded by [`conversation_window`].
+//! ([`opening_prompt`]) and follow-up questions (stage 8, [`follow_up_prompt`]), the last two
+//! also in a compact form for small models ([`compact_opening_prompt`],
+//! [`compact_follow_up_prompt`]). Every question is vetted by [`check_question`], and
+//! [`render_template`] turns the methodology's question templates into the fallback question.
+//! Each prompt builder takes values and returns a [`Prompt`]; each parser takes the reply text
+//! and returns a typed value or a [`ContractError`](crate::contract::ContractError). The
+//! conversation shown to the question generator is bounded by [`conversation_window`].
 //!
 //! Pure: no I/O, no clock. Sending a prompt, retrying and repair prompts belong to the
 //! pipeline. The slot-discovery prompt lives with its stage in `graph::discovery`, and the
@@ -26,8 +29,11 @@ pub use extraction::{
     rejection_feedback, screen_extraction,
 };
 pub use question::{
-    FOLLOW_UP_TEMPERATURE, FollowUpInput, MAX_QUESTION_CHARS, MAX_REASONS, OPENING_TEMPERATURE,
-    follow_up_prompt, opening_prompt, parse_question_reply,
+    COMPACT_MAX_TOKENS, COMPACT_TEMPERATURE, FOLLOW_UP_TEMPERATURE, FollowUpInput,
+    LAST_RESORT_QUESTION, MAX_QUESTION_CHARS, MAX_QUESTION_WORDS, MAX_REASONS, MIN_QUESTION_WORDS,
+    OPENING_TEMPERATURE, QuestionProblem, TemplateInput, check_question, compact_follow_up_prompt,
+    compact_opening_prompt, follow_up_prompt, opening_prompt, parse_question_reply,
+    render_template,
 };
 pub use respondent::{
     AnswerLength, LENGTH_TOLERANCE, MAX_RESPONDENT_CHARS, MIN_WORD_LIMIT, RESPONDENT_TEMPERATURE,

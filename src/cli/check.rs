@@ -1,12 +1,23 @@
 //! `interviewer check [PATH...]`: validate the shipped config (default) or given files and
 //! directories, one summary line per file, every problem listed under a failing file.
+//!
+//! Beyond each file's own validation, a methodology's question templates must pass the
+//! question check once filled in: that check lives with the prompts, above the config layer,
+//! so it is run from here.
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::{CliError, emit};
-use crate::config::{ConfigDir, ConfigError, FileKind, Problem, check_file};
+use crate::config::{ConfigDir, ConfigError, FileKind, Methodology, Problem, check_file};
+use crate::prompts::check_question;
+use crate::signals::catalog;
+
+/// The focus a template is checked with: as long as the shipped labels get.
+const SAMPLE_FOCUS: &str = "feel less guilty about my footprint";
+/// The topic a template is checked with: the longest shipped topic.
+const SAMPLE_TOPIC: &str = "oat milk as an alternative to dairy milk";
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -117,16 +128,114 @@ fn cross_check(dir: &ConfigDir, path: &Path, kind: Option<FileKind>) -> Result<(
     }
     if kind == Some(FileKind::Methodology) || in_dir("methodologies") {
         let m = crate::config::load_methodology(path)?;
+        let mut problems = template_problems(&m);
         if m.method.name != stem {
             let reason = format!(
                 "name '{}' differs from the file name '{stem}'; ids are file names",
                 m.method.name
             );
-            return Err(ConfigError::invalid(
-                path,
-                vec![Problem::new("method.name", reason)],
-            ));
+            problems.insert(0, Problem::new("method.name", reason));
+        }
+        if !problems.is_empty() {
+            return Err(ConfigError::invalid(path, problems));
         }
     }
     Ok(())
+}
+
+/// Every question template that, filled with [`SAMPLE_FOCUS`] and [`SAMPLE_TOPIC`], fails the
+/// question check with the signal catalogue's and the methodology's strategy names forbidden.
+fn template_problems(m: &Methodology) -> Vec<Problem> {
+    let terms: Vec<&str> = catalog::SIGNALS
+        .iter()
+        .map(|s| s.name)
+        .chain(m.strategies.iter().map(|s| s.name.as_str()))
+        .collect();
+    let opening = m
+        .method
+        .opening_templates
+        .iter()
+        .enumerate()
+        .map(|(j, t)| (format!("method.opening_templates[{j}]"), t));
+    let strategies = m.strategies.iter().enumerate().flat_map(|(i, s)| {
+        s.question_templates
+            .iter()
+            .enumerate()
+            .map(move |(j, t)| (format!("strategies[{i}].question_templates[{j}]"), t))
+    });
+    opening
+        .chain(strategies)
+        .filter_map(|(at, template)| {
+            let filled = template
+                .replace("{focus}", SAMPLE_FOCUS)
+                .replace("{topic}", SAMPLE_TOPIC);
+            check_question(&filled, &terms).err().map(|problem| {
+                Problem::new(
+                    at,
+                    format!(
+                        "'{}' fails the question check: it {problem} (filled with focus \
+                         '{SAMPLE_FOCUS}' and topic '{SAMPLE_TOPIC}')",
+                        template.trim()
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn shipped_templates_pass_the_question_check() {
+        let dir = ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
+        for id in dir.ids(FileKind::Methodology) {
+            let m = dir.methodology(&id).unwrap();
+            let problems: Vec<String> = template_problems(&m)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            assert!(problems.is_empty(), "{id}: {problems:?}");
+        }
+    }
+
+    #[test]
+    fn a_template_that_fails_the_check_is_named_with_its_reason() {
+        let yaml = "method: {name: m, opening_templates: [\"What is your strategy for {topic}?\"]}\n\
+            ontology: {nodes: [{name: attribute, level: 1}]}\n\
+            strategies:\n  - name: deepen\n    signal_weights: {}\n    question_templates:\n\
+            \u{20}     - 'Why is \"{focus}\" important to you?'\n\
+            \u{20}     - 'Is \"{focus}\" worth weight 0.6 to you?'\n\
+            \u{20}     - 'deepen: why?'\n";
+        let m = crate::config::parse_methodology(Path::new("m.yaml"), yaml).unwrap();
+        let problems: Vec<String> = template_problems(&m)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(
+            problems[0].starts_with("method.opening_templates[0]: "),
+            "{}",
+            problems[0]
+        );
+        assert!(
+            problems[0].contains("mentions 'strategy'"),
+            "{}",
+            problems[0]
+        );
+        assert!(
+            problems[1].starts_with("strategies[0].question_templates[1]: ")
+                && problems[1].contains("contains a weight or score"),
+            "{}",
+            problems[1]
+        );
+        assert!(
+            problems[2].contains("names the signal or strategy 'deepen'"),
+            "{}",
+            problems[2]
+        );
+    }
 }

@@ -1,5 +1,7 @@
 //! `interviewer doctor`: which provider and model each LLM role uses, where every setting came
-//! from, and whether each provider answers a one-token request.
+//! from, the understanding mode new sessions get and why, and whether each provider answers a
+//! one-token request. Roles on the `none` provider have no model to probe; they are listed as
+//! such.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -25,10 +27,15 @@ pub fn run(
 
     // One probe per distinct provider and model; roles sharing one are listed together.
     let mut probes: BTreeMap<(String, String), Vec<Role>> = BTreeMap::new();
+    let mut modelless: Vec<&str> = Vec::new();
     for role in Role::ALL {
         let binding = router
             .binding(role)
             .map_err(|e| CliError::Usage(e.to_string()))?;
+        if router.is_modelless(role) {
+            modelless.push(role.as_str());
+            continue;
+        }
         probes
             .entry((
                 binding.provider.name().to_owned(),
@@ -38,6 +45,15 @@ pub fn run(
             .push(role);
     }
     emit(out, "\nprobes (one-token request):\n")?;
+    if !modelless.is_empty() {
+        emit(
+            out,
+            &format!(
+                "  none  ({}): no model to probe; served without one\n",
+                modelless.join(", ")
+            ),
+        )?;
+    }
     let mut failed = 0;
     for ((provider, model), roles) in probes {
         let Some(&first) = roles.first() else {

@@ -11,10 +11,9 @@ use std::io::{BufRead, BufReader, IsTerminal};
 
 use clap::Args;
 
-use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, services};
+use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, prepare};
 use super::{CliError, emit};
 use crate::config::ConfigDir;
-use crate::domain::Understanding;
 use crate::pipeline::{Event, TurnError, TurnResult};
 use crate::session::{AnswerSource, Command, Ending, SourceError, Waiting};
 use futures::FutureExt;
@@ -54,15 +53,15 @@ pub fn run(
     args: &InterviewArgs,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
+    let prepared = prepare(dir, llm, args.stages)?;
     let choice = SessionChoice {
         concept: args.concept.clone(),
         methodology: args.methodology.clone(),
         max_turns: args.max_turns,
         resume: args.resume.clone(),
-        understanding: Understanding::Llm,
+        understanding: prepared.understanding,
     };
-    let services = services(dir, llm, args.stages)?;
-    let interview = open_interview(dir, db, &choice, services)?;
+    let interview = open_interview(dir, db, &choice, prepared.services)?;
     let mut answers = AnswerFile::open(&args.answers)?;
     let id = interview.session_id().to_owned();
     eprintln!("session {id} (continue it with --resume {id})");

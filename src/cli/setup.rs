@@ -12,7 +12,7 @@ use crate::domain::Understanding;
 use crate::embed::{CachedEmbedder, Embedder, MiniLmEmbedder};
 use crate::llm::config::{
     FlagLayer, LlmConfig, LlmConfigError, PRICING_FILE, PricingTable, SettingsFile, build_router,
-    resolve, settings_path,
+    parse_understanding, resolve, settings_path,
 };
 use crate::llm::{LlmRouter, LocalProvider};
 use crate::pipeline::{Interview, InterviewSpec, PipelineError, PipelineSettings, Services};
@@ -22,9 +22,15 @@ use crate::store::{Store, StoreOps};
 #[derive(Debug, Clone, Default, Args)]
 pub struct LlmOptions {
     /// Provider for every role at once (anthropic, openai, kimi, deepseek, ollama, local,
-    /// scripted); overrides the settings file and the environment.
+    /// scripted, none); overrides the settings file and the environment. `none` runs without
+    /// any model: template questions and offline understanding.
     #[arg(long, global = true, value_name = "NAME")]
     pub provider: Option<String>,
+    /// How a new session understands answers: `llm` (model calls) or `offline` (the program
+    /// itself). Default: `INTERVIEWER_UNDERSTANDING`, the settings file's `understanding`,
+    /// else offline on the local and none providers and llm on the others.
+    #[arg(long, global = true, value_name = "llm|offline", value_parser = parse_understanding)]
+    pub understanding: Option<Understanding>,
     /// LLM settings file (default: ~/.config/interviewer/config.yaml when it exists).
     #[arg(long = "config", global = true, value_name = "FILE")]
     pub settings: Option<PathBuf>,
@@ -75,19 +81,14 @@ pub fn llm_config(dir: &ConfigDir, options: &LlmOptions) -> Result<LlmConfig, Cl
     let flags = FlagLayer {
         provider: options.provider.clone(),
         script: options.script.clone(),
+        understanding: options.understanding,
     };
     resolve(path.as_deref().zip(file.as_ref()), &env, &flags, pricing)
         .map_err(|e| CliError::Usage(e.to_string()))
 }
 
-/// The LLM router for `options`: each role's provider built from [`llm_config`]. The local
-/// model, when a role uses it, is resolved and loaded here (once).
-pub fn llm_router(dir: &ConfigDir, options: &LlmOptions) -> Result<LlmRouter, CliError> {
-    let config = llm_config(dir, options)?;
-    router_for(&config)
-}
-
-/// Builds the providers of a resolved configuration.
+/// Builds the providers of a resolved configuration. The local model, when a role uses it, is
+/// resolved and loaded here (once).
 pub fn router_for(config: &LlmConfig) -> Result<LlmRouter, CliError> {
     let env = |var: &str| std::env::var(var).ok();
     let mut local_error = None;
@@ -115,16 +116,29 @@ pub fn embedder() -> Result<Arc<dyn Embedder>, CliError> {
     Ok(Arc::new(CachedEmbedder::new(model)))
 }
 
-/// Everything the pipeline needs to run a turn.
-pub fn services(
+/// What an interview-running command sets up before it opens a session.
+pub struct Prepared {
+    /// Everything the pipeline needs to run a turn.
+    pub services: Services,
+    /// The understanding mode a new session gets (a resumed one keeps its own), resolved from
+    /// `--understanding`, the environment, the settings file and the providers.
+    pub understanding: Understanding,
+}
+
+/// Resolves the LLM configuration once and builds the pipeline's services from it.
+pub fn prepare(
     dir: &ConfigDir,
     options: &LlmOptions,
     flags: StageFlags,
-) -> Result<Services, CliError> {
-    Ok(Services {
-        llm: Arc::new(llm_router(dir, options)?),
-        embedder: embedder()?,
-        settings: flags.settings(),
+) -> Result<Prepared, CliError> {
+    let config = llm_config(dir, options)?;
+    Ok(Prepared {
+        services: Services {
+            llm: Arc::new(router_for(&config)?),
+            embedder: embedder()?,
+            settings: flags.settings(),
+        },
+        understanding: config.understanding.value,
     })
 }
 

@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use indicatif::ProgressBar;
 
-use super::setup::{LlmOptions, StageFlags, services};
+use super::setup::{LlmOptions, Prepared, StageFlags, prepare};
 use super::{CliError, emit};
 use crate::config::{Concept, ConfigDir, Methodology, Persona};
 use crate::domain::Understanding;
+use crate::llm::Role;
 use crate::pipeline::{InterviewSpec, Services};
 use crate::simulate::matrix::{MatrixError, MatrixSpec};
 use crate::simulate::{
@@ -87,13 +88,31 @@ pub fn run(
     let concept = dir.concept(&args.concept)?;
     if let Some(matrix) = &args.matrix {
         let spec = MatrixSpec::parse(matrix).map_err(matrix_error)?;
-        let cells = matrix::matrix_cells(dir, args, &concept, &spec)?;
-        let services = services(dir, llm, args.stages)?;
-        return matrix::run_matrix(db, args, cells, &services, out);
+        let prepared = prepare_simulation(dir, llm, args)?;
+        let cells = matrix::matrix_cells(dir, args, &concept, &spec, prepared.understanding)?;
+        return matrix::run_matrix(db, args, cells, &prepared.services, out);
     }
-    let spec = single_spec(dir, args, &concept)?;
-    let services = services(dir, llm, args.stages)?;
-    run_single(db, args, &spec, &services, out)
+    let prepared = prepare_simulation(dir, llm, args)?;
+    let spec = single_spec(dir, args, &concept, prepared.understanding)?;
+    run_single(db, args, &spec, &prepared.services, out)
+}
+
+/// The services of a simulation: as an interview's, and the respondent needs a model.
+fn prepare_simulation(
+    dir: &ConfigDir,
+    llm: &LlmOptions,
+    args: &SimulateArgs,
+) -> Result<Prepared, CliError> {
+    let prepared = prepare(dir, llm, args.stages)?;
+    if prepared.services.llm.is_modelless(Role::Respondent) {
+        return Err(CliError::Usage(
+            "simulate needs a model for the respondent role, which uses the none provider; \
+             set LLM_RESPONDENT_PROVIDER (or roles.respondent in the settings file) to a \
+             provider with a model"
+                .to_owned(),
+        ));
+    }
+    Ok(prepared)
 }
 
 /// `--watch`: the same run as [`run_single`], shown in the terminal UI's panels instead of a
@@ -107,8 +126,11 @@ fn watch(
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
     let concept = dir.concept(&args.concept)?;
-    let spec = single_spec(dir, args, &concept)?;
-    let services = services(dir, llm, args.stages)?;
+    let Prepared {
+        services,
+        understanding,
+    } = prepare_simulation(dir, llm, args)?;
+    let spec = single_spec(dir, args, &concept, understanding)?;
     let id = session_id(&spec, &services.settings);
     let info = SessionInfo::of_spec(&id, &spec.interview, &services.llm);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -149,6 +171,7 @@ fn single_spec(
     dir: &ConfigDir,
     args: &SimulateArgs,
     concept: &Concept,
+    understanding: Understanding,
 ) -> Result<SimulationSpec, CliError> {
     let persona_ref = args
         .persona
@@ -160,7 +183,7 @@ fn single_spec(
             .as_deref()
             .unwrap_or(concept.methodology.as_str()),
     )?;
-    spec_for(dir, args, concept, methodology, persona)
+    spec_for(dir, args, concept, methodology, persona, understanding)
 }
 
 fn spec_for(
@@ -169,6 +192,7 @@ fn spec_for(
     concept: &Concept,
     methodology: Methodology,
     persona: Persona,
+    understanding: Understanding,
 ) -> Result<SimulationSpec, CliError> {
     Ok(SimulationSpec {
         interview: InterviewSpec {
@@ -176,7 +200,7 @@ fn spec_for(
             concept: concept.clone(),
             rubrics: dir.rubrics()?,
             max_turns: args.turns,
-            understanding: Understanding::Llm,
+            understanding,
         },
         persona,
         seed: args.seed,

@@ -11,9 +11,8 @@ use clap::Args;
 
 use super::CliError;
 use super::interview::DEFAULT_MAX_TURNS;
-use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, services};
+use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, prepare};
 use crate::config::{ConfigDir, FileKind};
-use crate::domain::Understanding;
 use crate::store::{Store, StoreOps};
 use crate::tui::{ConceptEntry, Mode, StartChoice, StartScreen, Theme};
 
@@ -67,14 +66,15 @@ pub fn run_new(
     llm: &LlmOptions,
     args: &NewArgs,
 ) -> Result<(), CliError> {
+    let prepared = prepare(dir, llm, args.stages)?;
     let choice = SessionChoice {
         concept: Some(args.concept.clone()),
         methodology: args.methodology.clone(),
         max_turns: args.max_turns,
         resume: None,
-        understanding: Understanding::Llm,
+        understanding: prepared.understanding,
     };
-    let interview = open_interview(dir, db, &choice, services(dir, llm, args.stages)?)?;
+    let interview = open_interview(dir, db, &choice, prepared.services)?;
     crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e))
 }
 
@@ -85,14 +85,16 @@ pub fn run_resume(
     llm: &LlmOptions,
     args: &ResumeArgs,
 ) -> Result<(), CliError> {
+    let prepared = prepare(dir, llm, args.stages)?;
+    // A resumed session keeps the mode it was created with; this one is not used.
     let choice = SessionChoice {
         concept: None,
         methodology: None,
         max_turns: DEFAULT_MAX_TURNS,
         resume: Some(args.id.clone()),
-        understanding: Understanding::Llm,
+        understanding: prepared.understanding,
     };
-    let interview = open_interview(dir, db, &choice, services(dir, llm, args.stages)?)?;
+    let interview = open_interview(dir, db, &choice, prepared.services)?;
     crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e))
 }
 
@@ -100,15 +102,17 @@ pub fn run_resume(
 pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), CliError> {
     let screen = start_screen(dir, db)?;
     let open = |choice: &StartChoice| {
-        let session = SessionChoice {
-            concept: choice.concept.clone(),
-            methodology: choice.methodology.clone(),
-            max_turns: choice.max_turns,
-            resume: choice.resume.clone(),
-            understanding: Understanding::Llm,
-        };
-        services(dir, llm, StageFlags::default())
-            .and_then(|s| open_interview(dir, db, &session, s))
+        prepare(dir, llm, StageFlags::default())
+            .and_then(|prepared| {
+                let session = SessionChoice {
+                    concept: choice.concept.clone(),
+                    methodology: choice.methodology.clone(),
+                    max_turns: choice.max_turns,
+                    resume: choice.resume.clone(),
+                    understanding: prepared.understanding,
+                };
+                open_interview(dir, db, &session, prepared.services)
+            })
             .map(|interview| (interview, mode(choice.moderator)))
             .map_err(|e| e.to_string())
     };

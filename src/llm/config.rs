@@ -11,10 +11,14 @@
 //! environment, else the first provider with a key (Anthropic, OpenAI, Kimi, DeepSeek), else
 //! the embedded local model. A model or base URL set in a lower layer than the role's provider
 //! belongs to a different provider and is dropped.
+//!
+//! The session's understanding mode (`llm` or `offline`) is resolved here too, by the same
+//! layers (see [`understanding`]): its default follows the providers.
 
 mod build;
 mod file;
 mod pricing;
+mod understanding;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -23,8 +27,10 @@ use std::time::Duration;
 pub use build::build_router;
 pub use file::{LocalSection, RoleSection, SettingsFile};
 pub use pricing::{PRICING_FILE, Price, PricingTable};
+pub use understanding::{UNDERSTANDING_ENV, parse_understanding};
 
 use super::{ApiKey, Role, RoleSettings};
+use crate::domain::Understanding;
 
 /// Names the settings file when `--config` is not given.
 pub const SETTINGS_ENV: &str = "INTERVIEWER_LLM_CONFIG";
@@ -36,6 +42,8 @@ pub enum ProviderKind {
     OpenAi,
     Local,
     Scripted,
+    /// No model: template questions and offline understanding.
+    None,
 }
 
 /// A provider name with its endpoint, key variable and default model.
@@ -52,7 +60,7 @@ pub struct Preset {
 }
 
 /// Every provider name the configuration accepts.
-pub const PRESETS: [Preset; 7] = [
+pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "anthropic",
         kind: ProviderKind::Anthropic,
@@ -104,6 +112,14 @@ pub const PRESETS: [Preset; 7] = [
     Preset {
         name: "scripted",
         kind: ProviderKind::Scripted,
+        base_url: "",
+        key_env: None,
+        default_model: "",
+        include_usage: false,
+    },
+    Preset {
+        name: "none",
+        kind: ProviderKind::None,
         base_url: "",
         key_env: None,
         default_model: "",
@@ -175,13 +191,15 @@ pub enum Source {
     Env(String),
     /// A command-line flag.
     Flag(&'static str),
+    /// Built in, following the named provider (the understanding mode's default).
+    Provider(String),
 }
 
 impl Source {
     /// Higher layers override lower ones.
     fn rank(&self) -> u8 {
         match self {
-            Self::Default | Self::KeyPresent(_) => 0,
+            Self::Default | Self::KeyPresent(_) | Self::Provider(_) => 0,
             Self::File(_) => 1,
             Self::Env(_) => 2,
             Self::Flag(_) => 3,
@@ -197,6 +215,7 @@ impl fmt::Display for Source {
             Self::File(p) => write!(f, "file {}", p.display()),
             Self::Env(var) => write!(f, "env {var}"),
             Self::Flag(flag) => write!(f, "flag {flag}"),
+            Self::Provider(name) => write!(f, "default for provider {name}"),
         }
     }
 }
@@ -249,6 +268,8 @@ pub struct LlmConfig {
     pub pricing: PricingTable,
     /// The settings file read, if any.
     pub file: Option<PathBuf>,
+    /// How new sessions understand answers: model calls or the program itself.
+    pub understanding: Setting<Understanding>,
 }
 
 /// What the command line contributes.
@@ -256,6 +277,8 @@ pub struct LlmConfig {
 pub struct FlagLayer {
     pub provider: Option<String>,
     pub script: Option<PathBuf>,
+    /// `--understanding`.
+    pub understanding: Option<Understanding>,
 }
 
 /// A configuration that cannot be used, with where the offending value came from.
@@ -295,13 +318,19 @@ impl LlmConfig {
         } else {
             text.push_str("settings file: none\n");
         }
+        text.push_str(&format!(
+            "understanding: {:<34} {}\n",
+            self.understanding.value, self.understanding.source
+        ));
         for r in &self.roles {
             text.push_str(&format!("{}\n", r.role));
             let line = |name: &str, value: &str, source: &Source| {
                 format!("  {name:<12} {value:<34} {source}\n")
             };
             text.push_str(&line("provider", &r.provider.value, &r.provider.source));
-            let model = if r.model.value.is_empty() {
+            let model = if r.preset.kind == ProviderKind::None {
+                "(no model)"
+            } else if r.model.value.is_empty() {
                 "(named when loaded)"
             } else {
                 &r.model.value
@@ -380,12 +409,14 @@ pub fn resolve(
                 .to_owned(),
         ));
     }
+    let understanding = understanding::resolve(&roles, file, env, flags)?;
     Ok(LlmConfig {
         roles,
         local,
         script,
         pricing,
         file: file.map(|(p, _)| p.to_path_buf()),
+        understanding,
     })
 }
 

@@ -5,8 +5,15 @@
 //! the signals that contributed to the winning strategy, with their catalogue descriptions, and
 //! its score decomposition. The original system designed this but never wired it; here it is
 //! built from the stage-1 [`ScoredCandidate`] of the winner. The reply parser is in [`reply`].
+//!
+//! For small models, [`compact`] writes a few sentences of prose instead; every question from
+//! any source passes [`check`]; and [`templates`] renders the methodology's own phrasings, the
+//! floor when a model's question fails the check and all a modelless session asks.
 
+mod check;
+mod compact;
 mod reply;
+mod templates;
 
 use super::Prompt;
 use super::window::one_line;
@@ -15,7 +22,12 @@ use crate::domain::{GraphState, Signals, format_number};
 use crate::scoring::{ScoredCandidate, SignalContribution};
 use crate::signals::catalog;
 
+pub use check::{MAX_QUESTION_WORDS, MIN_QUESTION_WORDS, QuestionProblem, check_question};
+pub use compact::{
+    COMPACT_MAX_TOKENS, COMPACT_TEMPERATURE, compact_follow_up_prompt, compact_opening_prompt,
+};
 pub use reply::{MAX_QUESTION_CHARS, parse_question_reply};
+pub use templates::{LAST_RESORT_QUESTION, TemplateInput, render_template};
 
 /// Opening temperature (seed 001): high, for a varied, natural first question.
 pub const OPENING_TEMPERATURE: f32 = 0.9;

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::cli::emit;
 use crate::config::{Concept, ConfigDir};
+use crate::domain::Understanding;
 use crate::pipeline::Services;
 use crate::simulate::matrix::{
     Manifest, MatrixParams, MatrixSpec, RunStatus, SharedManifest, manifest_path,
@@ -26,6 +27,7 @@ pub(super) fn matrix_cells(
     args: &SimulateArgs,
     concept: &Concept,
     spec: &MatrixSpec,
+    understanding: Understanding,
 ) -> Result<Vec<SimulationSpec>, CliError> {
     let methodology_refs = match (&args.methodology, spec.methodologies.is_empty()) {
         (Some(_), false) => {
@@ -62,6 +64,7 @@ pub(super) fn matrix_cells(
                 concept,
                 methodology.clone(),
                 persona.clone(),
+                understanding,
             )?);
         }
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{LlmConfig, LlmConfigError, ProviderKind, RoleConfig};
 use crate::llm::{
     AnthropicConfig, AnthropicProvider, LlmProvider, LlmRouter, LocalConfig, LocalProvider,
-    OpenAiConfig, OpenAiProvider, RoleBinding, ScriptedProvider,
+    NoneProvider, OpenAiConfig, OpenAiProvider, RoleBinding, ScriptedProvider,
 };
 
 /// Builds every role's provider. `env` supplies API keys; `load_local` is called at most once,
@@ -42,7 +42,9 @@ pub fn build_router(
 /// Roles with the same identity share one provider value.
 fn identity(role: &RoleConfig) -> String {
     match role.preset.kind {
-        ProviderKind::Local | ProviderKind::Scripted => role.preset.name.to_owned(),
+        ProviderKind::Local | ProviderKind::Scripted | ProviderKind::None => {
+            role.preset.name.to_owned()
+        }
         ProviderKind::OpenAi | ProviderKind::Anthropic => format!(
             "{}|{}|{}|{}",
             role.provider.value,
@@ -114,5 +116,6 @@ fn provider_for(
             })?;
             Arc::new(ScriptedProvider::load(path).map_err(|e| LlmConfigError(e.to_string()))?)
         }
+        ProviderKind::None => Arc::new(NoneProvider),
     })
 }

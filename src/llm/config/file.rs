@@ -2,6 +2,7 @@
 //!
 //! ```yaml
 //! provider: local            # every role, unless a role says otherwise
+//! understanding: offline     # llm | offline; default: offline on local and none, else llm
 //! roles:
 //!   extraction: { provider: anthropic, model: claude-sonnet-4-6, effort: medium }
 //!   signal_scoring: { provider: kimi, timeout: 45 }
@@ -18,6 +19,7 @@ use serde::Deserialize;
 
 use super::Price;
 use crate::config::{ConfigError, Problem};
+use crate::domain::Understanding;
 use crate::llm::Role;
 
 /// The whole file.
@@ -27,6 +29,9 @@ pub struct SettingsFile {
     /// Provider for every role.
     #[serde(default)]
     pub provider: Option<String>,
+    /// How new sessions understand answers: `llm` or `offline`.
+    #[serde(default)]
+    pub understanding: Option<String>,
     /// Per-role settings keyed by role name (`extraction`, `slot_discovery`,
     /// `signal_scoring`, `question_generation`, `respondent`).
     #[serde(default)]
@@ -127,6 +132,17 @@ impl SettingsFile {
             if section.timeout.is_some_and(|n| !(1..=3_600).contains(&n)) {
                 problems.push(Problem::new(at("timeout"), "seconds, from 1 to 3600"));
             }
+        }
+        if let Some(mode) = &self.understanding
+            && Understanding::parse(mode).is_none()
+        {
+            problems.push(Problem::new(
+                "understanding",
+                format!(
+                    "'{mode}' is not an understanding mode (allowed: {})",
+                    Understanding::ALLOWED.join(", ")
+                ),
+            ));
         }
         if self.local.threads == Some(0) {
             problems.push(Problem::new("local.threads", "must be at least 1"));

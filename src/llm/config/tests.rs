@@ -1,6 +1,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
+use crate::domain::Understanding;
 
 fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let map: BTreeMap<String, String> = pairs
@@ -95,7 +96,7 @@ fn layers_override_in_order_file_env_flag() {
 
     let flags = FlagLayer {
         provider: Some("local".to_owned()),
-        script: None,
+        ..FlagLayer::default()
     };
     let c = resolve_with(Some(file), &vars, &flags).unwrap();
     for role in Role::ALL {
@@ -239,8 +240,8 @@ fn settings_file_mistakes_name_the_yaml_path() {
 #[test]
 fn the_script_flag_selects_the_scripted_provider_unless_a_provider_is_named() {
     let flags = FlagLayer {
-        provider: None,
         script: Some(PathBuf::from("s.yaml")),
+        ..FlagLayer::default()
     };
     let c = resolve_with(None, &[("LLM_EXTRACTION_PROVIDER", "local")], &flags).unwrap();
     for role in Role::ALL {
@@ -249,4 +250,178 @@ fn the_script_flag_selects_the_scripted_provider_unless_a_provider_is_named() {
     assert_eq!(c.script.as_deref(), Some(Path::new("s.yaml")));
     let described = c.describe();
     assert!(described.contains("flag --script"), "{described}");
+}
+
+// ---- the none provider and the understanding mode ----
+
+fn understanding_of(
+    file: Option<&str>,
+    vars: &[(&str, &str)],
+    flags: &FlagLayer,
+) -> Result<Setting<Understanding>, LlmConfigError> {
+    resolve_with(file, vars, flags).map(|c| c.understanding)
+}
+
+fn provider_flag(name: &str) -> FlagLayer {
+    FlagLayer {
+        provider: Some(name.to_owned()),
+        ..FlagLayer::default()
+    }
+}
+
+#[test]
+fn the_none_provider_is_keyless_and_modelless() {
+    let c = resolve_with(None, &[], &provider_flag("none")).unwrap();
+    for role in Role::ALL {
+        let r = c.role(role).unwrap();
+        assert_eq!(r.preset.kind, ProviderKind::None);
+        assert_eq!(c.api_key(r, &env(&[])).unwrap(), None);
+    }
+    assert!(c.describe().contains("(no model)"), "{}", c.describe());
+    let router = build_router(&c, &env(&[]), &mut |_| {
+        Err(LlmConfigError("no local model in this test".to_owned()))
+    })
+    .unwrap();
+    for role in Role::ALL {
+        assert!(router.is_modelless(role), "{role}");
+    }
+    // One role on none, the rest on a scripted model: the scripted roles keep their model.
+    let file =
+        "provider: scripted\nscript: s.yaml\nroles:\n  question_generation: { provider: none }\n";
+    let c = resolve_with(Some(file), &[], &FlagLayer::default()).unwrap();
+    assert_eq!(provider_of(&c, Role::QuestionGeneration).0, "none");
+    assert_eq!(provider_of(&c, Role::Extraction).0, "scripted");
+    assert_eq!(c.understanding.value, Understanding::Llm);
+}
+
+#[test]
+fn understanding_defaults_follow_the_providers() {
+    let none = understanding_of(None, &[], &FlagLayer::default()).unwrap();
+    assert_eq!(
+        none.value,
+        Understanding::Offline,
+        "nothing configured: the local model"
+    );
+    assert_eq!(none.source, Source::Provider("local".to_owned()));
+    let none = understanding_of(None, &[], &provider_flag("none")).unwrap();
+    assert_eq!(
+        none,
+        Setting::new(Understanding::Offline, Source::Provider("none".to_owned()))
+    );
+    let hosted = understanding_of(None, &[("ANTHROPIC_API_KEY", "k")], &FlagLayer::default());
+    assert_eq!(hosted.unwrap().value, Understanding::Llm);
+    let ollama = understanding_of(None, &[], &provider_flag("ollama")).unwrap();
+    assert_eq!(ollama.value, Understanding::Llm);
+    // Scripted runs keep the model path their scripts were written for.
+    let flags = FlagLayer {
+        script: Some(PathBuf::from("s.yaml")),
+        ..FlagLayer::default()
+    };
+    assert_eq!(
+        understanding_of(None, &[], &flags).unwrap().value,
+        Understanding::Llm
+    );
+    // One understanding role on the local model is enough for offline.
+    let vars = [
+        ("DEEPSEEK_API_KEY", "k"),
+        ("LLM_SIGNAL_SCORING_PROVIDER", "local"),
+    ];
+    let mixed = understanding_of(None, &vars, &FlagLayer::default()).unwrap();
+    assert_eq!(mixed.value, Understanding::Offline);
+    // Only the question on the local model: the answers are still understood by a model.
+    let vars = [
+        ("DEEPSEEK_API_KEY", "k"),
+        ("LLM_QUESTION_GENERATION_PROVIDER", "local"),
+    ];
+    let mixed = understanding_of(None, &vars, &FlagLayer::default()).unwrap();
+    assert_eq!(mixed.value, Understanding::Llm);
+}
+
+#[test]
+fn understanding_layers_override_in_order_file_env_flag() {
+    let keyed = [("OPENAI_API_KEY", "k")];
+    let file = "understanding: offline\n";
+    let u = understanding_of(Some(file), &keyed, &FlagLayer::default()).unwrap();
+    assert_eq!(u.value, Understanding::Offline);
+    assert!(matches!(u.source, Source::File(_)), "{:?}", u.source);
+
+    let vars = [("OPENAI_API_KEY", "k"), (UNDERSTANDING_ENV, " LLM ")];
+    let u = understanding_of(Some(file), &vars, &FlagLayer::default()).unwrap();
+    assert_eq!(
+        u,
+        Setting::new(
+            Understanding::Llm,
+            Source::Env(UNDERSTANDING_ENV.to_owned())
+        )
+    );
+
+    let flags = FlagLayer {
+        understanding: Some(Understanding::Offline),
+        ..FlagLayer::default()
+    };
+    let u = understanding_of(Some(file), &vars, &flags).unwrap();
+    assert_eq!(
+        u,
+        Setting::new(Understanding::Offline, Source::Flag("--understanding"))
+    );
+    let described = resolve_with(Some(file), &vars, &flags).unwrap().describe();
+    assert!(
+        described.contains("understanding: offline") && described.contains("flag --understanding"),
+        "{described}"
+    );
+    // A blank variable is unset.
+    let vars = [("OPENAI_API_KEY", "k"), (UNDERSTANDING_ENV, "  ")];
+    assert_eq!(
+        understanding_of(None, &vars, &FlagLayer::default())
+            .unwrap()
+            .value,
+        Understanding::Llm
+    );
+}
+
+#[test]
+fn bad_understanding_values_name_the_source_and_the_allowed_values() {
+    let err =
+        understanding_of(None, &[(UNDERSTANDING_ENV, "smart")], &FlagLayer::default()).unwrap_err();
+    assert_eq!(
+        err.0,
+        "env INTERVIEWER_UNDERSTANDING: 'smart' is not an understanding mode (allowed: llm, \
+         offline)"
+    );
+    let err = SettingsFile::parse(Path::new("s.yaml"), "understanding: clever\n").unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("s.yaml")
+            && message.contains("understanding")
+            && message.contains("'clever'")
+            && message.contains("allowed: llm, offline"),
+        "{message}"
+    );
+    assert_eq!(
+        parse_understanding("bogus").unwrap_err(),
+        "'bogus' is not an understanding mode (allowed: llm, offline)"
+    );
+}
+
+#[test]
+fn llm_understanding_without_a_model_is_refused() {
+    let flags = FlagLayer {
+        provider: Some("none".to_owned()),
+        understanding: Some(Understanding::Llm),
+        ..FlagLayer::default()
+    };
+    let err = understanding_of(None, &[], &flags).unwrap_err();
+    assert!(
+        err.0.contains("flag --understanding")
+            && err.0.contains("extraction role")
+            && err.0.contains("none provider (flag --provider)"),
+        "{err}"
+    );
+    // The question alone on none is fine with llm understanding.
+    let vars = [
+        ("OPENAI_API_KEY", "k"),
+        ("LLM_QUESTION_GENERATION_PROVIDER", "none"),
+    ];
+    let u = understanding_of(None, &vars, &FlagLayer::default()).unwrap();
+    assert_eq!(u.value, Understanding::Llm);
 }

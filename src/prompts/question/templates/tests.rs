@@ -1,0 +1,268 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::collections::BTreeSet;
+
+use super::*;
+use crate::config::{ConfigDir, FileKind, Methodology, NodeBinding};
+use crate::prompts::check_question;
+use crate::signals::catalog;
+
+fn config() -> ConfigDir {
+    ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
+}
+
+fn methodologies() -> Vec<Methodology> {
+    let dir = config();
+    dir.ids(FileKind::Methodology)
+        .iter()
+        .map(|id| dir.methodology(id).unwrap())
+        .collect()
+}
+
+fn topics() -> Vec<String> {
+    let dir = config();
+    dir.ids(FileKind::Concept)
+        .iter()
+        .map(|id| dir.concept(id).unwrap().topic().to_owned())
+        .collect()
+}
+
+/// What the pipeline passes as forbidden terms: every catalogue signal and every strategy.
+fn forbidden(m: &Methodology) -> Vec<String> {
+    catalog::SIGNALS
+        .iter()
+        .map(|s| s.name.to_owned())
+        .chain(m.strategies.iter().map(|s| s.name.clone()))
+        .collect()
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+const FOCUS_LABELS: &[&str] = &[
+    "creamy texture",
+    "x",
+    "being careful with money",
+    "inner harmony",
+    "feel less guilty about my footprint when I buy coffee on the way to work every single day",
+    "charger showed an error code after twenty minutes of waiting in the rain",
+    "clarify",
+    "the \"barista\" edition?",
+    "## Strategy: - weird",
+    "froths_well",
+    "0.5% fat",
+    "price (per carton",
+    "`code` **bold** {focus}",
+    "Respondent: creamy",
+    "line one\nline two\ttabbed",
+    "\u{202e}reversed\u{200b}",
+    "   ",
+    "???",
+    "café crème — très bon",
+    "家族の安心",
+    "and the",
+];
+
+fn render(templates: &[String], focus: Option<&str>, topic: &str, turn: u32, seed: &str) -> String {
+    render_template(&TemplateInput {
+        templates,
+        focus,
+        topic,
+        turn,
+        session_seed: seed,
+    })
+}
+
+#[test]
+fn every_shipped_strategy_and_opening_has_three_to_five_templates() {
+    for m in methodologies() {
+        let n = m.method.opening_templates.len();
+        assert!(
+            (3..=5).contains(&n),
+            "{}: {n} opening templates",
+            m.method.name
+        );
+        for s in &m.strategies {
+            let n = s.question_templates.len();
+            assert!((3..=5).contains(&n), "{}.{}: {n}", m.method.name, s.name);
+            if s.node_binding == NodeBinding::None {
+                assert!(
+                    s.question_templates.iter().all(|t| !t.contains("{focus}")),
+                    "{}.{}",
+                    m.method.name,
+                    s.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_rendered_template_passes_the_question_check() {
+    let topics = topics();
+    for m in methodologies() {
+        let terms = forbidden(&m);
+        let terms: Vec<&str> = terms.iter().map(String::as_str).collect();
+        let lists = m
+            .strategies
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    &s.question_templates,
+                    s.node_binding.clone(),
+                )
+            })
+            .chain([("opening", &m.method.opening_templates, NodeBinding::None)]);
+        for (name, templates, binding) in lists {
+            let foci: Vec<Option<&str>> = match binding {
+                NodeBinding::Required => FOCUS_LABELS.iter().copied().map(Some).collect(),
+                _ => vec![None],
+            };
+            for focus in foci {
+                for topic in topics.iter().map(String::as_str).chain(["", "x"]) {
+                    for turn in 0..6 {
+                        let q = render(templates, focus, topic, turn, "session-1");
+                        assert_eq!(
+                            check_question(&q, &terms),
+                            Ok(()),
+                            "{}.{name}, focus {focus:?}, topic {topic:?}: {q}",
+                            m.method.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn shipped_templates_are_used_as_written_for_ordinary_labels() {
+    // With a plain label and a shipped topic no phrasing falls back: over enough turns every
+    // template of the list is asked, and nothing else is.
+    let topic = config().concept("oat_milk").unwrap().topic().to_owned();
+    for m in methodologies() {
+        for s in &m.strategies {
+            let focus = (s.node_binding == NodeBinding::Required).then_some("creamy texture");
+            let expected: BTreeSet<String> = s
+                .question_templates
+                .iter()
+                .map(|t| {
+                    t.replace("{topic}", &topic)
+                        .replace("{focus}", "creamy texture")
+                })
+                .collect();
+            let asked: BTreeSet<String> = (0..40)
+                .map(|turn| render(&s.question_templates, focus, &topic, turn, "seed"))
+                .collect();
+            assert_eq!(asked, expected, "{}.{}", m.method.name, s.name);
+        }
+    }
+}
+
+#[test]
+fn rendering_is_deterministic_and_seeded() {
+    let templates = strings(&[
+        "Why is \"{focus}\" important to you?",
+        "What does \"{focus}\" give you?",
+        "What would be different without \"{focus}\"?",
+        "Why does \"{focus}\" matter to you?",
+    ]);
+    let run = |seed: &str| -> Vec<String> {
+        (0..12)
+            .map(|t| render(&templates, Some("creamy texture"), "oat milk", t, seed))
+            .collect()
+    };
+    assert_eq!(run("a"), run("a"));
+    let seeds = ["a", "b", "c", "d", "e"];
+    let distinct: BTreeSet<Vec<String>> = seeds.iter().map(|s| run(s)).collect();
+    assert!(distinct.len() > 1, "the seed changes the phrasings");
+}
+
+#[test]
+fn consecutive_turns_never_get_the_same_position() {
+    for n in 2..=6 {
+        for seed in ["", "s", "sim-0123456789abcdef"] {
+            for turn in 0..60u32 {
+                for (a, b) in [("x", "y"), ("creamy", "creamy"), ("a", "")] {
+                    let now = choose(n, seed, turn + 1, Some(a));
+                    let before = choose(n, seed, turn, Some(b));
+                    assert_ne!(now, before, "n {n}, seed {seed:?}, turn {turn}");
+                    assert!(now < n);
+                }
+                assert_ne!(choose(n, seed, turn, None), choose(n, seed, turn + 1, None));
+            }
+        }
+    }
+    assert_eq!(choose(1, "s", 7, Some("x")), 0);
+    assert_eq!(choose(0, "s", 7, None), 0);
+}
+
+#[test]
+fn every_position_is_reachable() {
+    for n in 2..=5 {
+        let seen: BTreeSet<usize> = (0..200u32)
+            .map(|turn| choose(n, "session", turn, Some(&format!("focus {turn}"))))
+            .collect();
+        assert_eq!(seen.len(), n, "n {n}");
+    }
+}
+
+#[test]
+fn generic_phrasings_stand_in() {
+    // No templates at all, with and without a focus.
+    let q = render(&[], Some("creamy texture"), "oat milk", 3, "s");
+    assert!(q.contains("\"creamy texture\""), "{q}");
+    let q = render(&[], None, "oat milk", 3, "s");
+    assert!(q.contains("oat milk") && !q.contains('{'), "{q}");
+    // Only focus templates and no focus: the topic phrasings.
+    let focus_only = strings(&["Why is \"{focus}\" important to you?"]);
+    let q = render(&focus_only, None, "oat milk", 1, "s");
+    assert!(
+        TOPIC_FALLBACK
+            .iter()
+            .any(|t| t.replace("{topic}", "oat milk") == q),
+        "{q}"
+    );
+    // A blank focus is no focus.
+    let q = render(&focus_only, Some("  ?? "), "oat milk", 1, "s");
+    assert!(!q.contains('"'), "{q}");
+}
+
+#[test]
+fn a_focus_that_cannot_be_asked_about_falls_back_to_the_topic() {
+    let templates = strings(&["Why is \"{focus}\" important to you?"]);
+    // "0.5" reads as a weight: the focus phrasings all fail the check.
+    let q = render(&templates, Some("0.5 fat"), "oat milk", 2, "s");
+    assert_eq!(check_question(&q, &[]), Ok(()));
+    assert!(!q.contains("0.5"), "{q}");
+    assert!(q.contains("oat milk"), "{q}");
+    // A template too long for any focus, with a topic that is itself unusable.
+    let long = strings(&[&format!("{} \"{{focus}}\"?", "very ".repeat(50))]);
+    let q = render(&long, Some("graph.max_depth"), "graph.max_depth", 0, "s");
+    assert_eq!(q, LAST_RESORT_QUESTION);
+    assert_eq!(check_question(LAST_RESORT_QUESTION, &[]), Ok(()));
+}
+
+#[test]
+fn labels_are_cleaned_for_a_question() {
+    assert_eq!(clean_label("  creamy   texture ", 8), "creamy texture");
+    assert_eq!(
+        clean_label("the \"barista\" edition?", 8),
+        "the barista edition"
+    );
+    assert_eq!(clean_label("froths_well", 8), "froths well");
+    assert_eq!(clean_label("- **bold** #tag", 8), "bold tag");
+    assert_eq!(
+        clean_label("one two three four five six seven eight nine", 8)
+            .split(' ')
+            .count(),
+        8
+    );
+    assert_eq!(clean_label("cheaper than the", 8), "cheaper");
+    assert_eq!(clean_label("a\u{202e}b\u{200b}c", 8), "abc");
+    assert_eq!(clean_label("???", 8), "");
+    assert!(clean_label(&"longerword ".repeat(8), 8).chars().count() <= MAX_LABEL_CHARS);
+    assert_eq!(clean_label("50% less sugar.", 8), "50% less sugar");
+}

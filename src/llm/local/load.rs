@@ -1,10 +1,14 @@
 //! Loading a GGUF: metadata checks, requantizing slow formats, the tokenizer, and the two
 //! supported architectures behind one forward call.
 //!
-//! candle's loaders index and divide by metadata values without checking them, so a corrupt or
-//! foreign GGUF could panic inside `from_gguf`; [`load`] checks every value and tensor those
-//! loaders read first, runs them under `catch_unwind` as a last guard, and finishes with a
-//! one-token forward pass so shape mismatches show up at load, as a [`LocalError::Load`].
+//! Llama models run on our own forward pass (`llama`) with a KV cache per role kept by the
+//! prefix pool (`prefix`); qwen2 models run on candle's `quantized_qwen2`, whose cache lives
+//! inside the weights and is cleared at the start of every call (no prefix reuse).
+//!
+//! Loaders index and divide by metadata values, so a corrupt or foreign GGUF could panic while
+//! loading; [`load`] checks every value and tensor they read first, runs them under
+//! `catch_unwind` as a last guard, and finishes with a one-token forward pass so shape
+//! mismatches show up at load, as a [`LocalError::Load`].
 //!
 //! candle 0.11 has SIMD kernels for `Q4_0`, `Q8_0` and the K-quants but not for `Q4_1`, `Q5_0`,
 //! `Q5_1` or `Q8_1` (the shipped SmolLM2-135M is `Q4_1`: about 21 tokens/s instead of 55 here).
@@ -18,15 +22,18 @@ use std::path::{Path, PathBuf};
 use candle_core::quantized::gguf_file::{self, Content, Value};
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
-use candle_transformers::models::quantized_llama as llama;
 use candle_transformers::models::quantized_qwen2 as qwen2;
 
 use super::LocalError;
+use super::llama::{LlamaModel, LlamaShape};
+use super::prefix::{KvPool, Slot};
 use super::tokenizer::TextTokenizer;
+use crate::llm::Role;
 
-/// Longest context we allow for llama models: candle's `quantized_llama` precomputes rotary
-/// tables for 4,096 positions and fails beyond them.
-const LLAMA_MAX_CONTEXT: usize = llama::MAX_SEQ_LEN;
+/// Longest context we allow for llama models: the rotary tables and every KV cache are sized
+/// to it (a cache's memory is committed only as it fills), and interview prompts stay well
+/// below it.
+pub(super) const LLAMA_MAX_CONTEXT: usize = 4096;
 /// Largest plausible layer count; anything above is a corrupt header, not a model.
 const MAX_LAYERS: usize = 512;
 
@@ -46,66 +53,84 @@ impl Architecture {
     }
 }
 
-/// Model weights of either architecture. Llama weights are cheap to clone (tensors are shared)
-/// and carry their KV cache, which is what prefix reuse snapshots; candle's qwen2 weights are not
-/// `Clone`, so they are used in place with the cache cleared per call.
+/// Model weights of either architecture.
 pub(super) enum Weights {
-    Llama(llama::ModelWeights),
+    Llama(LlamaModel),
     Qwen2(qwen2::ModelWeights),
 }
 
-/// Weights ready for one call: a fresh llama clone, or the qwen2 weights with a cleared cache.
+/// The model state of one call: where its prompt continues from and how to run more tokens.
 pub(super) enum Working<'a> {
-    Llama(Box<llama::ModelWeights>),
-    Qwen2(&'a mut qwen2::ModelWeights),
+    /// Our llama model over the role's cache, already truncated to the reusable prefix.
+    Llama {
+        model: &'a LlamaModel,
+        slot: &'a mut Slot,
+    },
+    /// candle's qwen2 with its cache cleared, and the next position.
+    Qwen2 {
+        model: &'a mut qwen2::ModelWeights,
+        pos: usize,
+    },
 }
 
 impl Weights {
-    /// Weights with an empty KV cache for a new call.
-    pub(super) fn start(&mut self) -> Working<'_> {
+    /// The state for a call of `role` with `prompt`: a llama call continues from the role's
+    /// cache, a qwen2 call from scratch.
+    pub(super) fn start<'a>(
+        &'a mut self,
+        pool: &'a mut KvPool,
+        role: Role,
+        prompt: &[u32],
+    ) -> Result<Working<'a>, LocalError> {
         match self {
             Self::Llama(model) => {
-                let mut fresh = model.clone();
-                fresh.clear_kv_cache();
-                Working::Llama(Box::new(fresh))
+                let model: &LlamaModel = model;
+                let slot = pool.acquire(role, prompt, || {
+                    model.new_cache().map_err(|e| {
+                        LocalError::Inference(format!("cannot allocate the KV cache: {e}"))
+                    })
+                })?;
+                Ok(Working::Llama { model, slot })
             }
             Self::Qwen2(model) => {
                 model.clear_kv_cache();
-                Working::Qwen2(model)
+                Ok(Working::Qwen2 { model, pos: 0 })
             }
         }
     }
 }
 
 impl Working<'_> {
-    /// Runs `ids` at positions `pos..` and returns the logits after the last one.
-    pub(super) fn forward(&mut self, ids: &[u32], pos: usize) -> Result<Vec<f32>, LocalError> {
-        let inference = |e: candle_core::Error| LocalError::Inference(e.to_string());
-        let input = Tensor::new(ids, &Device::Cpu)
-            .and_then(|t| t.unsqueeze(0))
-            .map_err(inference)?;
-        let logits = match self {
-            Self::Llama(model) => model.forward(&input, pos),
-            Self::Qwen2(model) => model.forward(&input, pos),
-        }
-        .map_err(inference)?;
-        logits
-            .squeeze(0)
-            .and_then(|t| t.to_dtype(candle_core::DType::F32))
-            .and_then(|t| t.to_vec1::<f32>())
-            .map_err(inference)
-    }
-
-    /// Whether [`snapshot`](Self::snapshot) can copy these weights.
-    pub(super) fn can_snapshot(&self) -> bool {
-        matches!(self, Self::Llama(_))
-    }
-
-    /// A copy of the llama weights with their KV cache, for the prefix cache.
-    pub(super) fn snapshot(&self) -> Option<llama::ModelWeights> {
+    /// Tokens already run (the reused prefix, then everything fed since).
+    pub(super) fn position(&self) -> usize {
         match self {
-            Self::Llama(model) => Some(model.as_ref().clone()),
-            Self::Qwen2(_) => None,
+            Self::Llama { slot, .. } => slot.cache.len(),
+            Self::Qwen2 { pos, .. } => *pos,
+        }
+    }
+
+    /// Runs `ids` after what the call has run so far and returns the logits after the last
+    /// one.
+    pub(super) fn forward(&mut self, ids: &[u32]) -> Result<Vec<f32>, LocalError> {
+        let inference = |e: candle_core::Error| LocalError::Inference(e.to_string());
+        match self {
+            Self::Llama { model, slot } => {
+                let logits = model.forward(ids, &mut slot.cache).map_err(inference)?;
+                slot.tokens.extend_from_slice(ids);
+                Ok(logits)
+            }
+            Self::Qwen2 { model, pos } => {
+                let input = Tensor::new(ids, &Device::Cpu)
+                    .and_then(|t| t.unsqueeze(0))
+                    .map_err(inference)?;
+                let logits = model.forward(&input, *pos).map_err(inference)?;
+                *pos += ids.len();
+                logits
+                    .squeeze(0)
+                    .and_then(|t| t.to_dtype(candle_core::DType::F32))
+                    .and_then(|t| t.to_vec1::<f32>())
+                    .map_err(inference)
+            }
         }
     }
 }
@@ -118,8 +143,8 @@ pub(super) struct GgufFacts {
     pub(super) context: usize,
     /// Rows of the token embedding: the size of the logits.
     pub(super) vocab_rows: usize,
-    /// KV cache bytes per token (f32 keys and values over all layers).
-    pub(super) kv_bytes_per_token: usize,
+    /// The llama model's shape (`None` for qwen2).
+    pub(super) llama: Option<LlamaShape>,
     pub(super) chat_template: Option<String>,
     pub(super) add_bos: bool,
     pub(super) bos: Option<u32>,
@@ -170,12 +195,9 @@ pub(super) fn load(path: &Path, tokenizer: Option<&Path>) -> Result<Loaded, Loca
     let (weights, requantized) = if slow > 0 {
         let (content, mut memory, count) =
             requantize(&content, &mut reader).map_err(|e| fail(format!("requantizing: {e}")))?;
-        (
-            build(path, facts.architecture, content, &mut memory)?,
-            count,
-        )
+        (build(path, &facts, content, &mut memory)?, count)
     } else {
-        (build(path, facts.architecture, content, &mut reader)?, 0)
+        (build(path, &facts, content, &mut reader)?, 0)
     };
     let mut loaded = Loaded {
         weights,
@@ -187,21 +209,17 @@ pub(super) fn load(path: &Path, tokenizer: Option<&Path>) -> Result<Loaded, Loca
     Ok(loaded)
 }
 
-/// Runs candle's loader for `architecture`, turning a panic into an error.
+/// Reads the model's tensors, turning a loader panic into an error.
 fn build<R: Read + Seek>(
     path: &Path,
-    architecture: Architecture,
+    facts: &GgufFacts,
     content: Content,
     reader: &mut R,
 ) -> Result<Weights, LocalError> {
     let device = Device::Cpu;
-    let built = catch_unwind(AssertUnwindSafe(|| match architecture {
-        Architecture::Llama => {
-            llama::ModelWeights::from_gguf(content, reader, &device).map(Weights::Llama)
-        }
-        Architecture::Qwen2 => {
-            qwen2::ModelWeights::from_gguf(content, reader, &device).map(Weights::Qwen2)
-        }
+    let built = catch_unwind(AssertUnwindSafe(|| match facts.llama {
+        Some(shape) => LlamaModel::from_gguf(shape, &content, reader).map(Weights::Llama),
+        None => qwen2::ModelWeights::from_gguf(content, reader, &device).map(Weights::Qwen2),
     }));
     let fail = |reason: String| LocalError::Load {
         file: path.to_path_buf(),
@@ -214,11 +232,15 @@ fn build<R: Read + Seek>(
     }
 }
 
+/// One token through the model, in a cache of its own that is dropped afterwards.
 fn smoke_test(loaded: &mut Loaded) -> Result<(), LocalError> {
     let token = loaded.facts.bos.unwrap_or(0);
     let vocab = loaded.facts.vocab_rows;
-    let mut working = loaded.weights.start();
-    let logits = catch_unwind(AssertUnwindSafe(|| working.forward(&[token], 0)))
+    let mut pool = KvPool::new(0);
+    let mut working = loaded
+        .weights
+        .start(&mut pool, Role::Respondent, &[token])?;
+    let logits = catch_unwind(AssertUnwindSafe(|| working.forward(&[token])))
         .map_err(|_| LocalError::Inference("the forward pass panicked".to_owned()))??;
     if logits.len() == vocab {
         Ok(())
@@ -242,7 +264,7 @@ fn needs_requantizing(info: &gguf_file::TensorInfo) -> bool {
 }
 
 /// Reads every tensor, requantizes the slow ones to `Q8_0`, and writes an in-memory GGUF.
-fn requantize<R: Read + Seek>(
+pub(super) fn requantize<R: Read + Seek>(
     content: &Content,
     reader: &mut R,
 ) -> candle_core::Result<(Content, Cursor<Vec<u8>>, usize)> {
@@ -283,7 +305,7 @@ fn requantize<R: Read + Seek>(
 }
 
 /// Checks the metadata and tensors candle's loader reads, and collects the facts we need.
-fn read_facts(path: &Path, content: &Content) -> Result<GgufFacts, LocalError> {
+pub(super) fn read_facts(path: &Path, content: &Content) -> Result<GgufFacts, LocalError> {
     let meta = Meta {
         path: path.to_path_buf(),
         content,
@@ -304,36 +326,38 @@ fn read_facts(path: &Path, content: &Content) -> Result<GgufFacts, LocalError> {
     let kv_heads = meta.positive(&format!("{p}.attention.head_count_kv"))?;
     let layers = meta.positive(&format!("{p}.block_count"))?;
     let width = meta.positive(&format!("{p}.embedding_length"))?;
-    meta.float(&format!("{p}.attention.layer_norm_rms_epsilon"))?;
+    let eps = meta.float(&format!("{p}.attention.layer_norm_rms_epsilon"))?;
     if heads % kv_heads != 0 || width % heads != 0 || layers > MAX_LAYERS {
         return Err(meta.invalid(format!(
             "inconsistent shape: {heads} heads, {kv_heads} KV heads, width {width}, {layers} layers"
         )));
     }
-    let head_dim = width / heads;
-    let context_len = match architecture {
-        Architecture::Llama => {
-            let rope = meta.positive("llama.rope.dimension_count")?;
-            if rope > head_dim || rope % 2 != 0 {
-                return Err(meta.invalid(format!(
-                    "rope dimension {rope} does not fit a head of {head_dim}"
-                )));
-            }
-            let declared = meta.integer("llama.context_length").unwrap_or(u64::MAX);
-            usize::try_from(declared).map_or(LLAMA_MAX_CONTEXT, |c| c.min(LLAMA_MAX_CONTEXT))
-        }
-        Architecture::Qwen2 => meta.positive("qwen2.context_length")?,
+    let llama = match architecture {
+        Architecture::Llama => Some(LlamaShape {
+            layers,
+            width,
+            heads,
+            kv_heads,
+            rope_dim: 0,
+            rope_base: 10_000.0,
+            eps: f64::from(eps),
+            context: LLAMA_MAX_CONTEXT,
+        }),
+        Architecture::Qwen2 => None,
+    }
+    .map(|shape| llama_shape(&meta, shape))
+    .transpose()?;
+    let context = match &llama {
+        Some(shape) => shape.context,
+        None => meta.positive("qwen2.context_length")?,
     };
     let vocab_rows = meta.check_tensors(architecture, layers, width)?;
     let token = |key: &str| meta.integer(key).and_then(|n| u32::try_from(n).ok());
     Ok(GgufFacts {
         architecture,
-        context: context_len,
+        context,
         vocab_rows,
-        kv_bytes_per_token: layers
-            .saturating_mul(2 * 4)
-            .saturating_mul(kv_heads)
-            .saturating_mul(head_dim),
+        llama,
         chat_template: meta.string("tokenizer.chat_template").ok(),
         add_bos: content
             .metadata
@@ -343,6 +367,42 @@ fn read_facts(path: &Path, content: &Content) -> Result<GgufFacts, LocalError> {
         bos: token("tokenizer.ggml.bos_token_id"),
         eos: token("tokenizer.ggml.eos_token_id"),
         quantization: dominant_format(content),
+    })
+}
+
+/// `base` (counts from the header) completed with the llama-specific keys: the rotary
+/// dimension (the whole head), its frequency base, and the context (capped at
+/// [`LLAMA_MAX_CONTEXT`]). Mixture-of-experts files are refused.
+fn llama_shape(meta: &Meta<'_>, base: LlamaShape) -> Result<LlamaShape, LocalError> {
+    let head_dim = base.head_dim();
+    let rope_dim = meta.positive("llama.rope.dimension_count")?;
+    if rope_dim != head_dim {
+        return Err(meta.invalid(format!(
+            "rope dimension {rope_dim} differs from the head size {head_dim}; partial rotary \
+             embeddings are not supported"
+        )));
+    }
+    let experts = meta.integer("llama.expert_count").unwrap_or(0);
+    if experts > 1 {
+        return Err(meta.invalid(format!(
+            "a mixture of {experts} experts; only dense llama models are supported"
+        )));
+    }
+    let rope_base = match meta.content.metadata.get("llama.rope.freq_base") {
+        Some(value) => value
+            .to_f32()
+            .ok()
+            .filter(|b| b.is_finite() && *b > 1.0)
+            .ok_or_else(|| meta.invalid(format!("llama.rope.freq_base is {value:?}")))?,
+        None => base.rope_base,
+    };
+    let declared = meta.integer("llama.context_length").unwrap_or(u64::MAX);
+    let context = usize::try_from(declared).map_or(LLAMA_MAX_CONTEXT, |c| c.min(LLAMA_MAX_CONTEXT));
+    Ok(LlamaShape {
+        rope_dim,
+        rope_base,
+        context: context.max(1),
+        ..base
     })
 }
 
@@ -442,7 +502,6 @@ impl Meta<'_> {
                 )));
             }
         };
-        let experts = self.integer("llama.expert_count").unwrap_or(0);
         let mut names = vec!["output_norm.weight".to_owned()];
         for layer in 0..layers {
             let mut parts = vec![
@@ -456,11 +515,7 @@ impl Meta<'_> {
             if architecture == Architecture::Qwen2 {
                 parts.extend(["attn_q.bias", "attn_k.bias", "attn_v.bias"]);
             }
-            if experts <= 1 {
-                parts.extend(["ffn_gate.weight", "ffn_down.weight", "ffn_up.weight"]);
-            } else {
-                parts.push("ffn_gate_inp.weight");
-            }
+            parts.extend(["ffn_gate.weight", "ffn_down.weight", "ffn_up.weight"]);
             names.extend(parts.iter().map(|part| format!("blk.{layer}.{part}")));
         }
         match names.iter().find(|name| !infos.contains_key(name.as_str())) {

@@ -15,7 +15,7 @@ use crate::models::{self, FetchConfig, LLM_FALLBACK};
 
 const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
 
-fn gguf() -> &'static PathBuf {
+pub(super) fn gguf() -> &'static PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let config = FetchConfig {
@@ -32,12 +32,12 @@ fn content() -> Content {
     Content::read(&mut file).unwrap()
 }
 
-fn tokenizer() -> &'static TextTokenizer {
+pub(super) fn tokenizer() -> &'static TextTokenizer {
     static TOKENIZER: OnceLock<TextTokenizer> = OnceLock::new();
     TOKENIZER.get_or_init(|| TextTokenizer::from_gguf(&content()).unwrap())
 }
 
-fn template() -> ChatTemplate {
+pub(super) fn template() -> ChatTemplate {
     let content = content();
     let jinja = content
         .metadata
@@ -125,7 +125,7 @@ fn the_token_trie_forces_what_the_schema_fixes() {
         "additionalProperties": false,
         "x-guidance": {"whitespace_flexible": false, "key_separator": ": ", "item_separator": ", "},
     });
-    let (mut matcher, compile) = guidance.matcher(&schema).unwrap();
+    let (mut matcher, compile) = guidance.schema_matcher(&schema).unwrap();
     assert!(compile.as_millis() < 1_000, "{compile:?}");
     let forced = matcher.compute_ff_tokens();
     assert_eq!(t.decode(&forced, false), "{\"answer\": \"oat milk\"}");
@@ -150,8 +150,65 @@ fn invalid_schemas_are_clear_errors() {
         template.stops(),
     )
     .unwrap();
-    let Err(err) = guidance.matcher(&json!({"type": "no-such-type"})) else {
+    let Err(err) = guidance.schema_matcher(&json!({"type": "no-such-type"})) else {
         panic!("an unknown type compiled");
     };
-    assert!(err.to_string().starts_with("reply schema: "), "{err}");
+    assert!(err.to_string().starts_with("reply constraint: "), "{err}");
+}
+
+/// A matcher for the question grammar over the real vocabulary.
+fn question_matcher() -> llguidance::Matcher {
+    let t = tokenizer();
+    let template = template();
+    let guidance = Guidance::new(
+        t,
+        t.vocab_size(),
+        template.end_of_turn().unwrap(),
+        template.stops(),
+    )
+    .unwrap();
+    let grammar = super::grammar::one_question_grammar();
+    guidance.grammar_matcher(&grammar).unwrap().0
+}
+
+/// Whether the matcher accepts `text` as a continuation, token by token.
+fn accepts(matcher: &mut llguidance::Matcher, text: &str) -> bool {
+    tokenizer()
+        .encode(text)
+        .unwrap()
+        .into_iter()
+        .all(|token| matcher.consume_token(token).is_ok())
+}
+
+#[test]
+fn the_question_grammar_admits_one_question_and_nothing_else() {
+    let t = tokenizer();
+    let mut matcher = question_matcher();
+    assert!(accepts(&mut matcher, "Why does oat milk matter to you?"));
+    assert!(matcher.is_stopped(), "nothing may follow the question mark");
+
+    for (prefix, forbidden) in [
+        ("", "## Strategy"),
+        ("", "- Why"),
+        ("", "why"),
+        ("Why does it", ":"),
+        ("Why does it", "\n"),
+        ("Why does it", "."),
+        ("Why", "?"),
+        ("Why does it", " -"),
+    ] {
+        let mut matcher = question_matcher();
+        assert!(accepts(&mut matcher, prefix), "{prefix}");
+        let mask = matcher.compute_mask().unwrap();
+        let first = t.encode(forbidden).unwrap()[0];
+        assert!(
+            !mask.is_allowed(first),
+            "{forbidden:?} after {prefix:?} must be masked"
+        );
+    }
+    // Four words and the question may end; a hyphen may join two words.
+    let mut matcher = question_matcher();
+    assert!(accepts(&mut matcher, "Is plant-based milk good"));
+    let mask = matcher.compute_mask().unwrap();
+    assert!(mask.is_allowed(t.encode("?").unwrap()[0]));
 }

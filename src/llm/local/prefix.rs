@@ -1,163 +1,138 @@
-//! Prefix reuse: keep the KV cache of prompt prefixes that repeat (a role's system prompt, the
-//! signal-scoring rubrics) and run only the rest of the next prompt.
+//! Prefix reuse: each role keeps its own KV cache between calls, and a new call keeps the
+//! cached tokens its prompt starts with and runs only the rest.
 //!
-//! candle's `quantized_llama::ModelWeights` keeps its KV cache inside the weights and only ever
-//! appends to it (`forward(x, index_pos)` concatenates onto whatever is cached; there is no
-//! truncation), so a cache cannot be rolled back to a shorter prefix. But the weights are
-//! `Clone` and a clone shares every tensor, weights and cache alike, while appending builds new
-//! cache tensors. So a snapshot is a clone taken when the prefill reaches a checkpoint, and a
-//! call that starts with a snapshot's tokens continues from a clone of it. qwen2's weights are
-//! not `Clone`; that architecture runs without reuse.
+//! A role's prompts repeat their instructions (the extraction system prompt, the scoring
+//! rubrics) and differ in the per-call material at the end, so the common prefix with the
+//! role's previous call (prompt and reply) is usually most of the prompt. Reuse is a
+//! truncation of the cache to that prefix ([`KvCache::truncate`]): no copy of weights or cache.
 //!
-//! Checkpoints: the longest common prefix with the role's previous prompt (which catches the
-//! instruction text before the per-call material), or, on a role's first call, the end of the
-//! system block. Snapshots are kept per role, bounded by a byte budget, least recently used out.
-
-use std::collections::HashMap;
-
-use candle_transformers::models::quantized_llama::ModelWeights;
+//! Memory: a cache's pages become resident as positions are written and stay so until it is
+//! dropped, so the pool counts each cache's high-water mark against a byte budget and drops the
+//! least recently used caches of other roles beyond it. The cache in use is never dropped.
 
 use crate::llm::Role;
 
-/// A checkpoint must save at least this many tokens over what is already reused; shorter
-/// prefixes cost a clone and memory for a few milliseconds of prefill.
-const MIN_GAIN: usize = 32;
+use super::LocalError;
+use super::llama::KvCache;
 
-/// Memory for snapshots. SmolLM2-135M needs 46 KB per cached token, SmolLM2-1.7B 393 KB, so
-/// this holds about 17,000 tokens of the small model or 2,000 of the large one: a few system
-/// prompts.
-pub(super) const PREFIX_CACHE_BYTES: usize = 768 * 1024 * 1024;
+/// Resident KV memory the caches of idle roles may keep. SmolLM2-135M needs 46 KB per cached
+/// token, so this holds its four interview roles' prompts (about 5,500 tokens together); a
+/// 1.7B model (393 KB per token) keeps little beyond the cache in use.
+pub(super) const KV_CACHE_BYTES: usize = 256 * 1024 * 1024;
 
-/// Snapshots of the model after known prompt prefixes.
-pub(super) struct PrefixCache {
-    entries: Vec<Entry>,
-    /// The last prompt of each role, to find where the next one diverges.
-    last_prompts: HashMap<Role, Vec<u32>>,
-    bytes_per_token: usize,
+/// One role's cache and the tokens it holds.
+pub(super) struct Slot {
+    role: Role,
+    pub(super) cache: KvCache,
+    /// The tokens in `cache`, position for position.
+    pub(super) tokens: Vec<u32>,
+    last_used: u64,
+}
+
+impl Slot {
+    /// Keeps the first `len` cached tokens.
+    pub(super) fn truncate(&mut self, len: usize) {
+        self.cache.truncate(len);
+        self.tokens.truncate(self.cache.len());
+    }
+}
+
+/// The roles' caches.
+pub(super) struct KvPool {
+    slots: Vec<Slot>,
     budget: usize,
     enabled: bool,
     clock: u64,
 }
 
-struct Entry {
-    role: Role,
-    tokens: Vec<u32>,
-    weights: ModelWeights,
-    last_used: u64,
-}
-
-impl PrefixCache {
-    pub(super) fn new(bytes_per_token: usize, budget: usize) -> Self {
+impl KvPool {
+    pub(super) fn new(budget: usize) -> Self {
         Self {
-            entries: Vec::new(),
-            last_prompts: HashMap::new(),
-            bytes_per_token: bytes_per_token.max(1),
+            slots: Vec::new(),
             budget,
             enabled: true,
             clock: 0,
         }
     }
 
-    /// Turns reuse on or off (off also drops every snapshot); for measuring the gain.
-    pub(super) fn set_enabled(&mut self, enabled: bool) {
+    /// Turns reuse on or off; off also drops every cache (and its memory). Returns the caches
+    /// and cached tokens held before the change.
+    pub(super) fn set_enabled(&mut self, enabled: bool) -> (usize, usize) {
+        let size = self.size();
         self.enabled = enabled;
         if !enabled {
-            self.clear();
+            self.slots.clear();
         }
+        size
     }
 
-    pub(super) fn clear(&mut self) {
-        self.entries.clear();
-        self.last_prompts.clear();
-    }
-
-    /// A clone of the snapshot with the longest prefix of `prompt` (strictly shorter than it,
-    /// since the last prompt token must run to give logits), and that prefix's length.
-    pub(super) fn lookup(&mut self, prompt: &[u32]) -> Option<(ModelWeights, usize)> {
-        if !self.enabled {
-            return None;
-        }
-        self.clock += 1;
-        let clock = self.clock;
-        let best = self
-            .entries
-            .iter_mut()
-            .filter(|e| e.tokens.len() < prompt.len() && prompt.starts_with(&e.tokens))
-            .max_by_key(|e| e.tokens.len())?;
-        best.last_used = clock;
-        Some((best.weights.clone(), best.tokens.len()))
-    }
-
-    /// Where to snapshot while prefilling `prompt` for `role`, when `reused` tokens come from a
-    /// snapshot already: the common prefix with the role's previous prompt or the end of the
-    /// system block, whichever is longer, if it gains enough.
-    pub(super) fn checkpoint(
-        &self,
+    /// `role`'s slot, truncated to the longest cached prefix of `prompt` that leaves at least
+    /// the last prompt token to run (it gives the logits); `fresh` makes a cache when the role
+    /// has none. With reuse off the slot comes back empty.
+    pub(super) fn acquire(
+        &mut self,
         role: Role,
         prompt: &[u32],
-        user_start: usize,
-        reused: usize,
-    ) -> Option<usize> {
-        if !self.enabled || prompt.is_empty() {
-            return None;
+        fresh: impl FnOnce() -> Result<KvCache, LocalError>,
+    ) -> Result<&mut Slot, LocalError> {
+        self.clock += 1;
+        self.evict_beyond_budget(role);
+        match self.slots.iter().position(|s| s.role == role) {
+            // The role's slot goes last, where the lookup below finds it.
+            Some(index) => {
+                let slot = self.slots.swap_remove(index);
+                self.slots.push(slot);
+            }
+            None => self.slots.push(Slot {
+                role,
+                cache: fresh()?,
+                tokens: Vec::new(),
+                last_used: 0,
+            }),
         }
-        let shared = self
-            .last_prompts
-            .get(&role)
-            .map_or(0, |last| common_prefix(last, prompt));
-        let target = shared.max(user_start).min(prompt.len() - 1);
-        (target >= reused + MIN_GAIN).then_some(target)
+        let (enabled, clock) = (self.enabled, self.clock);
+        let slot = self
+            .slots
+            .last_mut()
+            .ok_or_else(|| LocalError::Inference("the KV cache pool lost a cache".to_owned()))?;
+        let keep = if enabled {
+            common_prefix(&slot.tokens, prompt).min(prompt.len().saturating_sub(1))
+        } else {
+            0
+        };
+        slot.truncate(keep);
+        slot.last_used = clock;
+        Ok(slot)
     }
 
-    /// Keeps `weights` (whose cache holds exactly `tokens`) as `role`'s snapshot, replacing the
-    /// role's previous one and evicting the least recently used ones beyond the budget.
-    pub(super) fn store(&mut self, role: Role, tokens: Vec<u32>, weights: ModelWeights) {
-        if !self.enabled || tokens.len().saturating_mul(self.bytes_per_token) > self.budget {
-            return;
-        }
-        self.clock += 1;
-        self.entries
-            .retain(|e| e.role != role && e.tokens != tokens);
-        self.entries.push(Entry {
-            role,
-            tokens,
-            weights,
-            last_used: self.clock,
-        });
-        while self.cached_bytes() > self.budget {
+    /// Caches held and the tokens they hold, for logs and benchmarks.
+    pub(super) fn size(&self) -> (usize, usize) {
+        (
+            self.slots.len(),
+            self.slots.iter().map(|s| s.tokens.len()).sum(),
+        )
+    }
+
+    /// Resident bytes of every cache.
+    pub(super) fn resident_bytes(&self) -> usize {
+        self.slots.iter().map(|s| s.cache.resident_bytes()).sum()
+    }
+
+    /// Drops least recently used caches of roles other than `keep` while over the budget.
+    fn evict_beyond_budget(&mut self, keep: Role) {
+        while self.resident_bytes() > self.budget {
             let Some(oldest) = self
-                .entries
+                .slots
                 .iter()
                 .enumerate()
-                .min_by_key(|(_, e)| e.last_used)
+                .filter(|(_, s)| s.role != keep)
+                .min_by_key(|(_, s)| s.last_used)
                 .map(|(i, _)| i)
             else {
                 break;
             };
-            self.entries.swap_remove(oldest);
+            self.slots.swap_remove(oldest);
         }
-    }
-
-    /// Records `role`'s latest prompt.
-    pub(super) fn remember(&mut self, role: Role, prompt: &[u32]) {
-        if self.enabled {
-            self.last_prompts.insert(role, prompt.to_vec());
-        }
-    }
-
-    fn cached_bytes(&self) -> usize {
-        self.entries
-            .iter()
-            .map(|e| e.tokens.len().saturating_mul(self.bytes_per_token))
-            .sum()
-    }
-
-    /// Snapshots held and the tokens they cover, for logs and benchmarks.
-    pub(super) fn size(&self) -> (usize, usize) {
-        (
-            self.entries.len(),
-            self.entries.iter().map(|e| e.tokens.len()).sum(),
-        )
     }
 }
 
@@ -168,6 +143,32 @@ fn common_prefix(a: &[u32], b: &[u32]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::local::llama::LlamaShape;
+
+    fn shape() -> LlamaShape {
+        LlamaShape {
+            layers: 1,
+            width: 4,
+            heads: 1,
+            kv_heads: 1,
+            rope_dim: 4,
+            rope_base: 10_000.0,
+            eps: 1e-5,
+            context: 64,
+        }
+    }
+
+    fn fresh() -> Result<KvCache, LocalError> {
+        KvCache::new(&shape()).map_err(|e| LocalError::Inference(e.to_string()))
+    }
+
+    /// Pretends the model ran `tokens` into the role's cache.
+    fn fill(pool: &mut KvPool, role: Role, tokens: &[u32]) {
+        let slot = pool.acquire(role, tokens, fresh).unwrap();
+        slot.truncate(0);
+        slot.cache.set_len(tokens.len());
+        slot.tokens = tokens.to_vec();
+    }
 
     #[test]
     fn common_prefix_counts_equal_leading_tokens() {
@@ -177,20 +178,59 @@ mod tests {
     }
 
     #[test]
-    fn checkpoints_need_a_gain_and_leave_the_last_token() {
-        let mut cache = PrefixCache::new(1, 1_000);
-        let prompt: Vec<u32> = (0..100).collect();
-        // First call of a role: the end of the system block.
-        assert_eq!(cache.checkpoint(Role::Extraction, &prompt, 60, 0), Some(60));
-        assert_eq!(cache.checkpoint(Role::Extraction, &prompt, 60, 40), None);
-        // Next call: the common prefix with the previous prompt, capped below the end.
-        cache.remember(Role::Extraction, &prompt);
-        assert_eq!(cache.checkpoint(Role::Extraction, &prompt, 10, 0), Some(99));
-        let mut next = prompt.clone();
-        next[80] = 999;
-        assert_eq!(cache.checkpoint(Role::Extraction, &next, 10, 0), Some(80));
-        assert_eq!(cache.checkpoint(Role::SignalScoring, &next, 10, 0), None);
-        cache.set_enabled(false);
-        assert_eq!(cache.checkpoint(Role::Extraction, &next, 60, 0), None);
+    fn a_role_keeps_the_prefix_its_next_prompt_shares() {
+        let mut pool = KvPool::new(usize::MAX);
+        fill(&mut pool, Role::Extraction, &[1, 2, 3, 4, 5, 6]);
+        let slot = pool
+            .acquire(Role::Extraction, &[1, 2, 3, 9], fresh)
+            .unwrap();
+        assert_eq!(slot.tokens, vec![1, 2, 3]);
+        assert_eq!(slot.cache.len(), 3);
+        // The whole prompt cached: the last token still runs, for its logits.
+        fill(&mut pool, Role::Extraction, &[1, 2, 3, 4]);
+        let slot = pool
+            .acquire(Role::Extraction, &[1, 2, 3, 4], fresh)
+            .unwrap();
+        assert_eq!(slot.cache.len(), 3);
+        // Another role has its own cache.
+        let slot = pool
+            .acquire(Role::SignalScoring, &[1, 2, 3, 4], fresh)
+            .unwrap();
+        assert_eq!(slot.cache.len(), 0);
+        assert_eq!(pool.size(), (2, 3));
+    }
+
+    #[test]
+    fn reuse_off_drops_the_caches_and_starts_empty() {
+        let mut pool = KvPool::new(usize::MAX);
+        fill(&mut pool, Role::Extraction, &[1, 2, 3, 4]);
+        assert_eq!(pool.set_enabled(false), (1, 4));
+        assert_eq!(pool.size(), (0, 0));
+        fill(&mut pool, Role::Extraction, &[1, 2, 3, 4]);
+        let slot = pool
+            .acquire(Role::Extraction, &[1, 2, 3, 4, 5], fresh)
+            .unwrap();
+        assert_eq!(slot.cache.len(), 0);
+    }
+
+    #[test]
+    fn idle_caches_beyond_the_budget_go_least_recently_used_first() {
+        let per_token = shape().kv_bytes_per_token();
+        let mut pool = KvPool::new(25 * per_token);
+        fill(&mut pool, Role::Extraction, &[1; 10]);
+        fill(&mut pool, Role::SignalScoring, &[2; 10]);
+        fill(&mut pool, Role::QuestionGeneration, &[3; 10]);
+        assert_eq!(pool.size().0, 3, "eviction happens when a call starts");
+        // 30 tokens resident > 25: the oldest other role goes.
+        pool.acquire(Role::QuestionGeneration, &[3; 11], fresh)
+            .unwrap();
+        let roles: Vec<Role> = pool.slots.iter().map(|s| s.role).collect();
+        assert!(!roles.contains(&Role::Extraction), "{roles:?}");
+        assert_eq!(pool.resident_bytes(), 20 * per_token);
+        // The role in use is kept even when it alone exceeds the budget.
+        let mut small = KvPool::new(per_token);
+        fill(&mut small, Role::Extraction, &[1; 10]);
+        small.acquire(Role::Extraction, &[1; 11], fresh).unwrap();
+        assert_eq!(small.size(), (1, 10));
     }
 }

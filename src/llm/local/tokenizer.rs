@@ -211,6 +211,15 @@ impl TextTokenizer {
             .collect()
     }
 
+    /// Tokens whose reply bytes end with `last` (special tokens never do), for steering a
+    /// grammar-constrained reply to its end: `?` ends a question.
+    pub(super) fn tokens_ending_with(&self, last: u8) -> Vec<u32> {
+        (0..self.bytes.len())
+            .filter_map(|index| u32::try_from(index).ok())
+            .filter(|id| self.output_bytes(*id).last() == Some(&last))
+            .collect()
+    }
+
     /// Number of token ids the tokenizer knows (special tokens included).
     pub(super) fn vocab_size(&self) -> usize {
         self.bytes.len()

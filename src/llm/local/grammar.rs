@@ -1,0 +1,110 @@
+//! The question grammar: the local model's next question is decoded under a grammar that
+//! admits exactly one interrogative sentence, so a small model cannot leak prompt markup, list
+//! items or a second sentence into it.
+//!
+//! The sentence starts with a capital letter, has [`QUESTION_MIN_WORDS`] to
+//! [`QUESTION_MAX_WORDS`] words separated by single spaces, and ends with `?`. Words are made of
+//! letters, digits, apostrophes, quotes, commas, parentheses and a few symbols (`%`, `$`, `€`,
+//! `£`, `&`, `/`), with hyphens only inside a word; there is no newline, `#`, `*`, `:`, `;`,
+//! `.`, `!` or other `?`, so no heading, list marker, role label or second sentence can appear.
+//! Words are at most [`WORD_CHARS`] characters. The rule is capped at [`QUESTION_MAX_TOKENS`]
+//! tokens, and the engine steers the reply to its `?` as that budget runs out (see `engine`).
+//!
+//! Whether the question is *good* (on topic, not a template echo) is the pipeline's question
+//! check; the grammar only makes its form right.
+
+/// Fewest words a question may have.
+pub const QUESTION_MIN_WORDS: usize = 4;
+/// Most words a question may have: a question a respondent can take in at once.
+pub const QUESTION_MAX_WORDS: usize = 45;
+/// Most tokens a question may take: 45 short words fit, and a 135M model writes them in about
+/// a second.
+pub const QUESTION_MAX_TOKENS: usize = 60;
+/// Longest word: longer runs are a model spelling out something that is not a word.
+const WORD_CHARS: usize = 24;
+
+/// Characters a word is made of (hyphens aside), as a regex class body; `/` is escaped
+/// because it ends a regex in Lark.
+const WORD_CLASS: &str = r#"\p{L}\p{N}'’"“”,()%$€£&\/"#;
+
+/// An llguidance Lark grammar admitting exactly one interrogative sentence (see the module
+/// notes), for [`crate::llm::LlmRequest::with_grammar`].
+pub fn one_question_grammar() -> String {
+    let class = WORD_CLASS;
+    let inner = WORD_CHARS - 2;
+    // A word: one class character, optionally more (hyphens allowed) ending in one.
+    let tail = format!("(?:[{class}\\-]{{0,{inner}}}[{class}])?");
+    let first = format!("\\p{{Lu}}{tail}");
+    let word = format!("[{class}]{tail}");
+    let more_min = QUESTION_MIN_WORDS - 1;
+    let more_max = QUESTION_MAX_WORDS - 1;
+    format!(
+        "start[max_tokens={QUESTION_MAX_TOKENS}]: QUESTION\n\
+         QUESTION: /{first}(?: {word}){{{more_min},{more_max}}}\\?/\n"
+    )
+}
+
+/// Whether `text` has the form [`one_question_grammar`] admits; for tests and for checking a
+/// reply that was cut at the budget.
+pub fn is_one_question(text: &str) -> bool {
+    let Some(body) = text.strip_suffix('?') else {
+        return false;
+    };
+    let words: Vec<&str> = body.split(' ').collect();
+    let word_ok = |word: &str| {
+        let count = word.chars().count();
+        (1..=WORD_CHARS).contains(&count)
+            && !word.starts_with('-')
+            && !word.ends_with('-')
+            && word.chars().all(|c| c == '-' || in_word_class(c))
+    };
+    (QUESTION_MIN_WORDS..=QUESTION_MAX_WORDS).contains(&words.len())
+        && words.iter().all(|w| word_ok(w))
+        && body.chars().next().is_some_and(char::is_uppercase)
+}
+
+fn in_word_class(c: char) -> bool {
+    c.is_alphanumeric() || "'’\"“”,()%$€£&/".contains(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_check_accepts_questions_and_rejects_the_rest() {
+        for good in [
+            "Why does oat milk matter to you?",
+            "What makes a plant-based latte feel \"right\" in the morning, for you?",
+            "Could you say more about café prices?",
+        ] {
+            assert!(is_one_question(good), "{good}");
+        }
+        for bad in [
+            "Why oat milk?",
+            "why does oat milk matter to you?",
+            "## Strategy: Why does it matter?",
+            "- Why does oat milk matter to you?",
+            "Why does oat milk matter to you",
+            "Thanks. Why does oat milk matter to you?",
+            "Why does oat milk\nmatter to you?",
+            "Why does it matter?  Really?",
+            "Role: why does oat milk matter?",
+            "Why does oat -milk matter to you?",
+        ] {
+            assert!(!is_one_question(bad), "{bad}");
+        }
+        let long = format!("Why {}?", "really ".repeat(45).trim_end());
+        assert!(!is_one_question(&long), "46 words");
+    }
+
+    #[test]
+    fn the_grammar_states_the_limits() {
+        let grammar = one_question_grammar();
+        assert!(
+            grammar.starts_with("start[max_tokens=60]: QUESTION\n"),
+            "{grammar}"
+        );
+        assert!(grammar.contains("{3,44}\\?/"), "{grammar}");
+    }
+}

@@ -1,0 +1,148 @@
+//! Our forward pass against candle's `quantized_llama` on the real SmolLM2-135M (requantized to
+//! `Q8_0` as the loader does): the same logits to float rounding, after a prompt, while
+//! generating, and after the cache is truncated and refilled.
+//!
+//! These need private pieces (the loader's requantizing, the model and its cache), so they live
+//! beside the code rather than in `tests/local_llm.rs`. The GGUF comes from `target/test-cache`.
+
+use std::io::Cursor;
+
+use candle_core::quantized::gguf_file::Content;
+use candle_core::{Device, Tensor};
+use candle_transformers::models::quantized_llama::ModelWeights;
+
+use super::*;
+use crate::llm::local::load::{read_facts, requantize};
+use crate::llm::local::model_tests::{gguf, template, tokenizer};
+use crate::llm::local::sampling::argmax;
+
+/// Largest logit difference accepted: logits here span about ±30, and the two passes group
+/// the attention products differently (one product per KV head against one per query head).
+const TOLERANCE: f32 = 1e-3;
+
+/// A short chat prompt in SmolLM2's markup (its default system prompt included).
+fn prompt(model: &LlamaModel) -> Vec<u32> {
+    let ids = template()
+        .render(tokenizer(), "", "What do you like about oat milk?")
+        .unwrap()
+        .tokens;
+    assert!(ids.iter().all(|id| (*id as usize) < vocab(model)));
+    ids
+}
+
+fn vocab(model: &LlamaModel) -> usize {
+    model.embedding.shape().dims().first().copied().unwrap()
+}
+
+/// Both models from one requantized in-memory GGUF.
+fn models() -> (LlamaModel, ModelWeights) {
+    let mut file = std::io::BufReader::new(std::fs::File::open(gguf()).unwrap());
+    let original = Content::read(&mut file).unwrap();
+    let (requantized, mut memory, count) = requantize(&original, &mut file).unwrap();
+    assert!(count > 0);
+    let facts = read_facts(gguf(), &requantized).unwrap();
+    let ours = LlamaModel::from_gguf(facts.llama.unwrap(), &requantized, &mut memory).unwrap();
+    let bytes = memory.into_inner();
+    let mut reader = Cursor::new(bytes);
+    let content = Content::read(&mut reader).unwrap();
+    let reference = ModelWeights::from_gguf(content, &mut reader, &Device::Cpu).unwrap();
+    (ours, reference)
+}
+
+fn reference_logits(model: &mut ModelWeights, ids: &[u32], pos: usize) -> Vec<f32> {
+    let input = Tensor::new(ids, &Device::Cpu)
+        .unwrap()
+        .unsqueeze(0)
+        .unwrap();
+    let logits = model.forward(&input, pos).unwrap();
+    logits.squeeze(0).unwrap().to_vec1::<f32>().unwrap()
+}
+
+fn max_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn logits_match_candles_quantized_llama_while_prompting_and_generating() {
+    let (ours, mut reference) = models();
+    let ids = prompt(&ours);
+    let mut cache = ours.new_cache().unwrap();
+    let mut mine = ours.forward(&ids, &mut cache).unwrap();
+    let mut theirs = reference_logits(&mut reference, &ids, 0);
+    let mut worst = max_diff(&mine, &theirs);
+    assert_eq!(argmax(&mine), argmax(&theirs));
+    // Ten greedy steps: single-token forwards against the cache.
+    let mut pos = ids.len();
+    for _ in 0..10 {
+        let token = argmax(&mine).unwrap();
+        assert_eq!(Some(token), argmax(&theirs));
+        mine = ours.forward(&[token], &mut cache).unwrap();
+        theirs = reference_logits(&mut reference, &[token], pos);
+        worst = worst.max(max_diff(&mine, &theirs));
+        pos += 1;
+    }
+    println!("largest logit difference over 11 steps: {worst:e}");
+    assert!(worst < TOLERANCE, "{worst}");
+    assert_eq!(cache.len(), pos);
+}
+
+#[test]
+fn a_truncated_cache_refilled_gives_the_logits_of_an_untruncated_run() {
+    let (ours, _) = models();
+    let ids = prompt(&ours);
+    let (shared, rest) = ids.split_at(ids.len() / 2);
+    // Reference: the shared part, then the rest.
+    let mut plain = ours.new_cache().unwrap();
+    ours.forward(shared, &mut plain).unwrap();
+    let expected = ours.forward(rest, &mut plain).unwrap();
+
+    // Same chunks, but another continuation ran in between and was cut away: nothing of it
+    // may leak into the attention of the rest.
+    let mut cache = ours.new_cache().unwrap();
+    ours.forward(shared, &mut cache).unwrap();
+    ours.forward(&[504, 2_000, 17, 42], &mut cache).unwrap();
+    ours.forward(&[99], &mut cache).unwrap();
+    cache.truncate(shared.len());
+    assert_eq!(cache.len(), shared.len());
+    let got = ours.forward(rest, &mut cache).unwrap();
+    assert_eq!(max_diff(&expected, &got), 0.0, "truncation must be exact");
+    assert_eq!(cache.len(), ids.len());
+}
+
+/// How far chunking alone moves the logits, in candle and in ours: the quantized activations
+/// turn float rounding differences of differently shaped products into visible differences,
+/// so prefix reuse (which changes the chunking) cannot promise bit-identical replies, and
+/// neither could candle's own model.
+#[test]
+fn chunked_prefill_moves_both_implementations_alike() {
+    let (ours, mut reference) = models();
+    let ids = prompt(&ours);
+    let cut = ids.len() / 2;
+    reference_logits(&mut reference, ids.get(..cut).unwrap(), 0);
+    let theirs = reference_logits(&mut reference, ids.get(cut..).unwrap(), cut);
+    let mut cache = ours.new_cache().unwrap();
+    ours.forward(ids.get(..cut).unwrap(), &mut cache).unwrap();
+    let mine = ours.forward(ids.get(cut..).unwrap(), &mut cache).unwrap();
+    let diff = max_diff(&mine, &theirs);
+    println!("chunked at {cut}: ours vs candle {diff:e}");
+    assert!(diff < TOLERANCE, "{diff}");
+}
+
+#[test]
+fn the_context_limit_is_an_error_and_leaves_the_cache_as_it_was() {
+    let (ours, _) = models();
+    let mut cache = ours.new_cache().unwrap();
+    ours.forward(&[1, 2, 3], &mut cache).unwrap();
+    let too_many = vec![5u32; cache.capacity()];
+    let err = ours.forward(&too_many, &mut cache).unwrap_err();
+    assert!(err.to_string().contains("exceed the context"), "{err}");
+    assert_eq!(cache.len(), 3);
+    let out_of_vocabulary = u32::try_from(vocab(&ours)).unwrap();
+    assert!(ours.forward(&[out_of_vocabulary], &mut cache).is_err());
+    assert_eq!(cache.len(), 3);
+    assert!(ours.forward(&[], &mut cache).is_err());
+}

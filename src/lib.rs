@@ -53,4 +53,5 @@ pub mod signals;
 pub mod simulate;
 pub mod srl;
 pub mod store;
+mod time;
 pub mod tui;

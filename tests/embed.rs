@@ -17,7 +17,8 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig, cosine};
+use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig};
+use interviewer::graph::similarity::cosine;
 
 const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
 

@@ -48,7 +48,7 @@ fn run(
     let proposals = proposals_of(reply)?;
     let texts = proposal_texts(&proposals);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let embeddings = HashEmbedder::default().embed(&refs)?;
+    let embeddings = HashEmbedder::default().embed(&refs).unwrap();
     Ok(integrate_turn(
         slots,
         &groups,

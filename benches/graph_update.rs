@@ -97,7 +97,7 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64) {
 
 fn main() {
     let methodology = match ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain")
+        .methodology("means_end_chain", &interviewer::signals::Catalog)
     {
         Ok(m) => m,
         Err(e) => return eprintln!("cannot load methodology: {e}"),

@@ -29,13 +29,14 @@ use interviewer::llm::{LlmProvider, LlmRouter, ScriptedProvider};
 use interviewer::pipeline::{
     Event, EventSink, Interview, InterviewSpec, PipelineSettings, Services,
 };
+use interviewer::signals::Catalog;
 use interviewer::store::Store;
 use support::{TURNS, percentile, report, script};
 
 fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path, turns: u32) {
     let config = ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
     let spec = InterviewSpec {
-        methodology: config.methodology("means_end_chain").unwrap(),
+        methodology: config.methodology("means_end_chain", &Catalog).unwrap(),
         concept: config.concept("oat_milk").unwrap(),
         rubrics: config.rubrics().unwrap(),
         max_turns: TURNS + 10,

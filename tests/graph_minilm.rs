@@ -40,7 +40,7 @@ fn model() -> &'static MiniLmEmbedder {
 
 fn mec() -> Methodology {
     ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain")
+        .methodology("means_end_chain", &interviewer::signals::Catalog)
         .unwrap()
 }
 

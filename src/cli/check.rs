@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::{CliError, emit};
 use crate::config::{ConfigDir, ConfigError, FileKind, Problem, check_file};
+use crate::signals::Catalog;
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -33,7 +34,7 @@ pub fn run(
     };
     let mut failed = 0;
     for (kind, path) in &files {
-        match check_file(path, *kind)
+        match check_file(path, *kind, &Catalog)
             .and_then(|summary| cross_check(dir, path, *kind).map(|()| summary))
         {
             Ok(summary) => emit(out, &format!("ok    {}  {summary}\n", path.display()))?,
@@ -116,7 +117,7 @@ fn cross_check(dir: &ConfigDir, path: &Path, kind: Option<FileKind>) -> Result<(
         }
     }
     if kind == Some(FileKind::Methodology) || in_dir("methodologies") {
-        let m = crate::config::load_methodology(path)?;
+        let m = crate::config::load_methodology(path, &Catalog)?;
         if m.method.name != stem {
             let reason = format!(
                 "name '{}' differs from the file name '{stem}'; ids are file names",

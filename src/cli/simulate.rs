@@ -20,6 +20,7 @@ use super::{CliError, emit};
 use crate::config::{Concept, ConfigDir, Methodology, Persona};
 use crate::domain::Understanding;
 use crate::pipeline::{InterviewSpec, Services};
+use crate::signals::Catalog;
 use crate::simulate::matrix::{MatrixError, MatrixSpec};
 use crate::simulate::{
     RunProgress, RunReport, SimulationError, SimulationSpec, progress_style, render_summary,
@@ -159,6 +160,7 @@ fn single_spec(
         args.methodology
             .as_deref()
             .unwrap_or(concept.methodology.as_str()),
+        &Catalog,
     )?;
     spec_for(dir, args, concept, methodology, persona)
 }

@@ -34,7 +34,7 @@ phases:
 ";
 
 fn path18() -> Methodology {
-    parse_methodology(Path::new("path18.yaml"), PATH18).unwrap()
+    parse_methodology(Path::new("path18.yaml"), PATH18, &crate::signals::Catalog).unwrap()
 }
 
 fn sig(pairs: &[(&str, SignalValue)]) -> Signals {

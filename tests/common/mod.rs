@@ -10,6 +10,7 @@ use interviewer::config::ConfigDir;
 use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig};
 use interviewer::llm::{LlmProvider, LlmRouter, ScriptedProvider};
 use interviewer::pipeline::{InterviewSpec, PipelineSettings, Services};
+use interviewer::signals::Catalog;
 
 pub const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 pub const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
@@ -36,7 +37,7 @@ pub fn model() -> Arc<MiniLmEmbedder> {
 pub fn spec(max_turns: u32) -> InterviewSpec {
     let dir = config();
     InterviewSpec {
-        methodology: dir.methodology("means_end_chain").unwrap(),
+        methodology: dir.methodology("means_end_chain", &Catalog).unwrap(),
         concept: dir.concept("oat_milk").unwrap(),
         rubrics: dir.rubrics().unwrap(),
         max_turns,

@@ -13,6 +13,7 @@ use interviewer::embed::{Embedder, HashEmbedder};
 use interviewer::llm::{LlmProvider, LlmRouter, RetryPolicy, ScriptedProvider};
 use interviewer::pipeline::{Event, Interview, InterviewSpec, PipelineSettings, Services};
 use interviewer::session::{self, Command, SessionControl};
+use interviewer::signals::Catalog;
 use interviewer::store::Store;
 use interviewer::tui::{App, FixedClock, Mode, SessionInfo, Theme};
 use ratatui::Terminal;
@@ -38,7 +39,7 @@ pub fn config() -> ConfigDir {
 pub fn spec(max_turns: u32) -> InterviewSpec {
     let dir = config();
     InterviewSpec {
-        methodology: dir.methodology("means_end_chain").unwrap(),
+        methodology: dir.methodology("means_end_chain", &Catalog).unwrap(),
         concept: dir.concept("oat_milk").unwrap(),
         rubrics: dir.rubrics().unwrap(),
         max_turns,

@@ -12,6 +12,7 @@ use super::{
 use crate::cli::emit;
 use crate::config::{Concept, ConfigDir};
 use crate::pipeline::Services;
+use crate::signals::Catalog;
 use crate::simulate::matrix::{
     Manifest, MatrixParams, MatrixSpec, RunStatus, SharedManifest, manifest_path,
 };
@@ -46,7 +47,7 @@ pub(super) fn matrix_cells(
         .collect::<Result<Vec<_>, _>>()?;
     let methodologies = methodology_refs
         .iter()
-        .map(|m| dir.methodology(m))
+        .map(|m| dir.methodology(m, &Catalog))
         .collect::<Result<Vec<_>, _>>()?;
     unique("persona", personas.iter().map(|p| p.id.as_str()))?;
     unique(

@@ -5,7 +5,7 @@ use crate::graph::model::SlotStatus;
 
 fn mec() -> Methodology {
     ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain")
+        .methodology("means_end_chain", &crate::config::AnySignals)
         .unwrap()
 }
 

@@ -24,6 +24,7 @@ mod export;
 mod fuzz_contracts;
 mod fuzz_loaders;
 mod graph_minilm;
+mod layering;
 mod pipeline;
 mod providers_http;
 mod simulate;

@@ -1,7 +1,8 @@
 //! One turn's graph update against graphs of 100, 1,000 and 5,000 existing nodes: embed five
 //! new labels with the real `MiniLM` model, deduplicate them, resolve their edges and recompute
-//! the graph metrics. Prints median and p95 per part; asserts nothing (targets live in the
-//! README, not in tests).
+//! the graph metrics. Before that, the embedder alone: loading it from its resolved directory,
+//! one short phrase, and a batch of eight labels. Prints median and p95 per part; asserts
+//! nothing (targets live in the README, not in tests).
 //!
 //! Run with `cargo bench --bench graph_update`; the model resolves as at run time (cache, hub,
 //! `PyPI`).
@@ -84,6 +85,42 @@ fn existing_graph(n: usize, embedder: &dyn Embedder) -> (Vec<KgNode>, Vec<KgEdge
     (nodes, edges)
 }
 
+/// The embedder on its own: a reload from the directory it was resolved to (no cache or
+/// download work), one short phrase, and a batch of eight labels.
+fn embedder_timings(embedder: &MiniLmEmbedder) {
+    let started = Instant::now();
+    if let Err(e) = MiniLmEmbedder::load(embedder.dir()) {
+        return eprintln!(
+            "cannot reload the model from {}: {e}",
+            embedder.dir().display()
+        );
+    }
+    let reload = started.elapsed();
+    let phrase = ["a short concept label"];
+    let batch = [
+        "fast car", "oat milk", "price", "taste", "cheaper", "healthy", "habit", "brand",
+    ];
+    // Warm-up: the first call allocates scratch buffers.
+    std::hint::black_box(embedder.embed(&phrase).unwrap_or_default());
+    let time = |texts: &[&str]| {
+        (0..ITERATIONS)
+            .map(|_| {
+                let t0 = Instant::now();
+                std::hint::black_box(embedder.embed(texts).unwrap_or_default());
+                t0.elapsed()
+            })
+            .collect::<Vec<_>>()
+    };
+    let (one_p50, one_p95) = stats(time(&phrase));
+    let (eight_p50, eight_p95) = stats(time(&batch));
+    println!(
+        "embedder: reload {:.0} ms; one phrase {one_p50:.2}/{one_p95:.2} ms; batch of 8 \
+         {eight_p50:.2}/{eight_p95:.2} ms ({:.2} ms each at p50)",
+        reload.as_secs_f64() * 1000.0,
+        eight_p50 / 8.0
+    );
+}
+
 fn stats(mut v: Vec<Duration>) -> (f64, f64) {
     v.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -97,7 +134,7 @@ fn stats(mut v: Vec<Duration>) -> (f64, f64) {
 
 fn main() {
     let methodology = match ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain")
+        .methodology("means_end_chain", &interviewer::signals::Catalog)
     {
         Ok(m) => m,
         Err(e) => return eprintln!("cannot load methodology: {e}"),
@@ -111,6 +148,7 @@ fn main() {
         "model load: {:.0} ms",
         started.elapsed().as_secs_f64() * 1000.0
     );
+    embedder_timings(&embedder);
     let new_labels = [
         "velvety mouthfeel",
         "cheaper than dairy",

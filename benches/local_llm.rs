@@ -33,6 +33,7 @@ use interviewer::pipeline::{
 };
 use interviewer::prompts::schema::extraction_schema;
 use interviewer::prompts::{ExtractionInput, extraction_prompt};
+use interviewer::signals::Catalog;
 use interviewer::store::Store;
 
 const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
@@ -99,7 +100,7 @@ fn show(label: &str, stats: &GenerationStats) {
 
 fn spec(dir: &ConfigDir) -> InterviewSpec {
     InterviewSpec {
-        methodology: dir.methodology("means_end_chain").unwrap(),
+        methodology: dir.methodology("means_end_chain", &Catalog).unwrap(),
         concept: dir.concept("oat_milk").unwrap(),
         rubrics: dir.rubrics().unwrap(),
         max_turns: 10,

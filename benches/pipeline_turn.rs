@@ -4,7 +4,9 @@
 //! commits.
 //!
 //! Two embedders: the real `MiniLM` model, and a hashing embedder that stands in for "no model
-//! inference". Prints p50 / p95 of turns 1–5, 1–30 and 45–50; asserts nothing.
+//! inference". Prints p50 / p95 of turns 1–5, 1–30 and 45–50; asserts nothing. After each run,
+//! what the terminal view adds: folding the session's last snapshot into the app's state and
+//! drawing the busiest screen (160 × 48) from it, against the 60 Hz frame budget.
 //!
 //! Run with `cargo bench --bench pipeline_turn`.
 
@@ -29,13 +31,18 @@ use interviewer::llm::{LlmProvider, LlmRouter, ScriptedProvider};
 use interviewer::pipeline::{
     Event, EventSink, Interview, InterviewSpec, PipelineSettings, Services,
 };
+use interviewer::signals::Catalog;
 use interviewer::store::Store;
+use interviewer::tui::{App, FRAME_BUDGET, FixedClock, Mode, SessionInfo, Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
 use support::{TURNS, percentile, report, script};
 
 fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path, turns: u32) {
     let config = ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
     let spec = InterviewSpec {
-        methodology: config.methodology("means_end_chain").unwrap(),
+        methodology: config.methodology("means_end_chain", &Catalog).unwrap(),
         concept: config.concept("oat_milk").unwrap(),
         rubrics: config.rubrics().unwrap(),
         max_turns: TURNS + 10,
@@ -79,9 +86,12 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
         }
     });
     println!("{label}: {} turns, {nodes} nodes at the end", times.len());
+    // What a view receives after the last turn.
+    interviewer::session::publish_snapshot(&interview, &events);
+    let all: Vec<Event> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
     // Per stage: p50 over turns 1-30 and over turns 45-50, to see what grows with the graph.
     let mut per_stage: BTreeMap<String, (Vec<Duration>, Vec<Duration>)> = BTreeMap::new();
-    while let Ok(event) = rx.try_recv() {
+    for event in &all {
         if let Event::StageFinished {
             turn,
             stage,
@@ -93,8 +103,8 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
                 .entry(format!("{:>4} {}", stage.number(), stage.name()))
                 .or_default();
             match turn {
-                1..=30 => entry.0.push(elapsed),
-                45..=50 => entry.1.push(elapsed),
+                1..=30 => entry.0.push(*elapsed),
+                45..=50 => entry.1.push(*elapsed),
                 _ => {}
             }
         }
@@ -130,6 +140,45 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
     if times.len() >= 50 {
         report("turns 45-50", &times[44..50]);
     }
+    view_timings(SessionInfo::of(&interview), &all);
+}
+
+/// Folding the last snapshot into an app that has seen the whole interview, and drawing the
+/// 160 × 48 screen from it, each 50 times.
+fn view_timings(info: SessionInfo, events: &[Event]) {
+    let clock = Arc::new(FixedClock(Instant::now()));
+    let mut app = App::new(info, Mode::Respondent, Theme::monochrome(), clock);
+    for event in events {
+        app.apply(event.clone());
+    }
+    let Some(snapshot) = events
+        .iter()
+        .rev()
+        .find(|e| matches!(e, Event::Snapshot(_)))
+    else {
+        return println!("  view: no snapshot to fold");
+    };
+    let fold: Vec<Duration> = (0..50)
+        .map(|_| {
+            let started = Instant::now();
+            app.apply(snapshot.clone());
+            started.elapsed()
+        })
+        .collect();
+    app.ui.area = Rect::new(0, 0, 160, 48);
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let draw: Vec<Duration> = (0..50)
+        .map(|_| {
+            let started = Instant::now();
+            terminal
+                .draw(|frame| frame.render_widget(&app, frame.area()))
+                .unwrap();
+            started.elapsed()
+        })
+        .collect();
+    println!("  view (frame budget {FRAME_BUDGET:?}):");
+    report("fold", &fold);
+    report("draw 160x48", &draw);
 }
 
 fn main() {

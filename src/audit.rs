@@ -51,9 +51,6 @@
 //! [`EventSink::with_observer`]: crate::pipeline::EventSink::with_observer
 
 mod record;
-mod time;
-
-pub(crate) use time::rfc3339;
 mod writer;
 
 use std::collections::HashMap;

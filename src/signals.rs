@@ -12,6 +12,7 @@ pub mod meta;
 pub mod node;
 mod registry;
 
+pub use catalog::Catalog;
 pub use detectors::{run_length, strategy_repetition};
 pub use input::{Detected, DetectionInput};
 pub use registry::{Detector, Registry, RegistryError};

@@ -123,7 +123,9 @@ mod tests {
         let dir = ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
         SimulationSpec {
             interview: InterviewSpec {
-                methodology: dir.methodology(methodology).unwrap(),
+                methodology: dir
+                    .methodology(methodology, &crate::signals::Catalog)
+                    .unwrap(),
                 concept: dir.concept("oat_milk").unwrap(),
                 rubrics: Vec::new(),
                 max_turns: 8,

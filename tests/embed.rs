@@ -1,11 +1,12 @@
 //! The real all-MiniLM-L6-v2 through the public API: dimensions, norms, similarities that the
-//! graph's thresholds rely on, batching, and timings for the notes (printed, never asserted).
+//! graph's thresholds rely on, and batching. Its timings are measured by
+//! `cargo bench --bench graph_update`, not here.
 //!
 //! The model comes through the full resolution chain (explicit dir, cache, Hub, pip) with the
 //! cache root under `target/`, so the first run fetches it once and later runs reuse it. The
 //! root is passed in a [`ResolveConfig`] rather than through `INTERVIEWER_CACHE_DIR`, because
 //! setting environment variables is `unsafe` in edition 2024 and the crate forbids `unsafe`.
-//! Run with `--nocapture` to see the measured similarities and timings.
+//! Run with `--nocapture` to see the measured similarities.
 
 #![allow(
     clippy::unwrap_used,
@@ -15,28 +16,22 @@
 )]
 
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
-use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig, cosine};
+use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig};
+use interviewer::graph::similarity::cosine;
 
 const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
 
-/// The model, loaded once for all tests in this binary, and how long loading took.
-fn model() -> &'static (MiniLmEmbedder, Duration) {
-    static MODEL: OnceLock<(MiniLmEmbedder, Duration)> = OnceLock::new();
+/// The model, loaded once for all tests in this binary.
+fn embedder() -> &'static MiniLmEmbedder {
+    static MODEL: OnceLock<MiniLmEmbedder> = OnceLock::new();
     MODEL.get_or_init(|| {
         let config = ResolveConfig {
             cache_root: Some(CACHE_ROOT.into()),
             ..ResolveConfig::from_env(None)
         };
-        let started = Instant::now();
-        let embedder = MiniLmEmbedder::load_with(&config).unwrap_or_else(|e| panic!("{e}"));
-        (embedder, started.elapsed())
+        MiniLmEmbedder::load_with(&config).unwrap_or_else(|e| panic!("{e}"))
     })
-}
-
-fn embedder() -> &'static MiniLmEmbedder {
-    &model().0
 }
 
 fn similarity(a: &str, b: &str) -> f32 {
@@ -190,33 +185,4 @@ fn a_batch_equals_one_by_one() {
 #[test]
 fn empty_input_gives_empty_output() {
     assert!(embedder().embed(&[]).unwrap().is_empty());
-}
-
-#[test]
-fn timings_for_the_notes() {
-    let (e, first_load) = model();
-    let started = Instant::now();
-    drop(MiniLmEmbedder::load(e.dir()).unwrap());
-    let load = started.elapsed();
-    let phrase = ["a short concept label"];
-    let batch = [
-        "fast car", "oat milk", "price", "taste", "cheaper", "healthy", "habit", "brand",
-    ];
-    e.embed(&phrase).unwrap(); // warm-up: first call allocates scratch buffers
-    let runs = 20_u32;
-    let started = Instant::now();
-    for _ in 0..runs {
-        e.embed(&phrase).unwrap();
-    }
-    let one = started.elapsed() / runs;
-    let started = Instant::now();
-    for _ in 0..runs {
-        e.embed(&batch).unwrap();
-    }
-    let eight = started.elapsed() / runs;
-    println!(
-        "timing: load {load:?} (first load_with {first_load:?}, including resolution and any \
-         download); one phrase {one:?}; batch of 8 {eight:?} ({:?} each)",
-        eight / 8
-    );
 }

@@ -29,7 +29,7 @@ fn mec() -> &'static Methodology {
     static MEC: OnceLock<Methodology> = OnceLock::new();
     MEC.get_or_init(|| {
         ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-            .methodology("means_end_chain")
+            .methodology("means_end_chain", &interviewer::signals::Catalog)
             .expect("the shipped methodology loads")
     })
 }

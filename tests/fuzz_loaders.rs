@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use interviewer::config::{parse_concept, parse_methodology, parse_persona, parse_rubrics};
+use interviewer::signals::Catalog;
 use proptest::prelude::*;
 
 /// A random YAML-like tree rendered to text, biased towards the keys loaders look for so the
@@ -72,7 +73,7 @@ fn arb_yaml() -> impl Strategy<Value = String> {
 
 fn all_loaders(text: &str) {
     let p = Path::new("fuzz.yaml");
-    let _ = parse_methodology(p, text);
+    let _ = parse_methodology(p, text, &Catalog);
     let _ = parse_concept(p, text);
     let _ = parse_persona(p, text);
     let _ = parse_rubrics(text);
@@ -103,5 +104,5 @@ fn billion_laughs_is_refused_or_bounded() {
         text.push_str(&format!("a{i}: &a{i} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"));
     }
     // Must return (an error: this is no methodology) rather than exhaust memory.
-    assert!(parse_methodology(Path::new("laughs.yaml"), &text).is_err());
+    assert!(parse_methodology(Path::new("laughs.yaml"), &text, &Catalog).is_err());
 }

@@ -13,12 +13,13 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use interviewer::config::{ConfigDir, Methodology};
-use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig, cosine};
+use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig};
 use interviewer::graph::canonical::{
     ProposalBatch, SlotContext, SlotProposal, aggregate_edges, canonical_state,
     integrate_proposals, slot_text,
 };
 use interviewer::graph::model::{KgEdge, KgNode, SlotStatus};
+use interviewer::graph::similarity::cosine;
 use interviewer::graph::surface::{
     ExtractedConcept, ExtractedRelationship, Resolution, SurfaceUpdate, TurnExtraction, TurnOrigin,
     apply_extraction,
@@ -39,7 +40,7 @@ fn model() -> &'static MiniLmEmbedder {
 
 fn mec() -> Methodology {
     ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain")
+        .methodology("means_end_chain", &interviewer::signals::Catalog)
         .unwrap()
 }
 

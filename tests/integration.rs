@@ -25,6 +25,7 @@ mod front_ends;
 mod fuzz_contracts;
 mod fuzz_loaders;
 mod graph_minilm;
+mod layering;
 mod pipeline;
 mod providers_http;
 mod simulate;

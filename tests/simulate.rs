@@ -362,7 +362,9 @@ fn spec(persona: &str, methodology: &str, turns: u32, seed: u64) -> SimulationSp
     let dir = common::config();
     SimulationSpec {
         interview: InterviewSpec {
-            methodology: dir.methodology(methodology).unwrap(),
+            methodology: dir
+                .methodology(methodology, &interviewer::signals::Catalog)
+                .unwrap(),
             concept: dir.concept("oat_milk").unwrap(),
             rubrics: dir.rubrics().unwrap(),
             max_turns: turns,

@@ -242,11 +242,6 @@ async fn a_whole_interview_by_keyboard() {
         .unwrap()
         .unwrap();
     assert_eq!(flow, Flow::Quit);
-    let (frames, slow) = lp.frame_counts();
-    eprintln!(
-        "{frames} frames, {slow} over 16 ms, worst event-to-frame time {:?}",
-        lp.worst_frame()
-    );
     control.shutdown();
 }
 

@@ -196,7 +196,7 @@ impl Line<'_> {
     /// `{"ts", "event", "session", "turn", ...fields}` as one JSON text without a newline.
     pub(crate) fn to_json(&self) -> String {
         let mut object = Map::new();
-        object.insert("ts".to_owned(), json!(super::time::rfc3339(self.at)));
+        object.insert("ts".to_owned(), json!(crate::time::rfc3339(self.at)));
         object.insert("event".to_owned(), json!(self.event));
         object.insert("session".to_owned(), json!(self.session));
         object.insert("turn".to_owned(), json!(self.turn));

@@ -129,7 +129,7 @@ fn stage_fields(stage: Stage, started: SystemTime, elapsed: Duration) -> Map<Str
     object(json!({
         "name": stage.name(),
         "number": stage.number(),
-        "started": super::time::rfc3339(started),
+        "started": crate::time::rfc3339(started),
         "elapsed_ms": millis(elapsed),
     }))
 }

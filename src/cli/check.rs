@@ -12,7 +12,7 @@ use clap::Args;
 use super::{CliError, emit};
 use crate::config::{ConfigDir, ConfigError, FileKind, Methodology, Problem, check_file};
 use crate::prompts::check_question;
-use crate::signals::catalog;
+use crate::signals::{Catalog, catalog};
 
 /// The focus a template is checked with: as long as the shipped labels get.
 const SAMPLE_FOCUS: &str = "feel less guilty about my footprint";
@@ -44,7 +44,7 @@ pub fn run(
     };
     let mut failed = 0;
     for (kind, path) in &files {
-        match check_file(path, *kind)
+        match check_file(path, *kind, &Catalog)
             .and_then(|summary| cross_check(dir, path, *kind).map(|()| summary))
         {
             Ok(summary) => emit(out, &format!("ok    {}  {summary}\n", path.display()))?,
@@ -127,7 +127,7 @@ fn cross_check(dir: &ConfigDir, path: &Path, kind: Option<FileKind>) -> Result<(
         }
     }
     if kind == Some(FileKind::Methodology) || in_dir("methodologies") {
-        let m = crate::config::load_methodology(path)?;
+        let m = crate::config::load_methodology(path, &Catalog)?;
         let mut problems = template_problems(&m);
         if m.method.name != stem {
             let reason = format!(

@@ -12,6 +12,7 @@ use super::{CliError, Format, emit};
 use crate::config::ConfigDir;
 use crate::domain::{NodeSignals, Phase, SignalValue, Signals, format_number};
 use crate::scoring::{ScoredCandidate, Selection, select};
+use crate::signals::Catalog;
 
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
@@ -38,7 +39,7 @@ pub fn run(
     args: &ScoreArgs,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    let methodology = dir.methodology(&args.methodology)?;
+    let methodology = dir.methodology(&args.methodology, &Catalog)?;
     let mut signals = read_signals(&args.signals)?;
     let node_signals = match &args.node_signals {
         Some(p) => read_node_signals(p)?,

@@ -16,6 +16,7 @@ use crate::llm::config::{
 };
 use crate::llm::{LlmRouter, LocalProvider};
 use crate::pipeline::{Interview, InterviewSpec, PipelineError, PipelineSettings, Services};
+use crate::signals::Catalog;
 use crate::store::{Store, StoreOps};
 
 /// Which models serve the LLM roles. Global: every command accepts these.
@@ -197,7 +198,7 @@ pub fn open_interview(
         .clone()
         .or_else(|| existing.as_ref().map(|s| s.methodology.clone()))
         .unwrap_or_else(|| concept.methodology.clone());
-    let methodology = dir.methodology(&methodology_ref)?;
+    let methodology = dir.methodology(&methodology_ref, &Catalog)?;
     if let Some(s) = &existing
         && (s.concept != concept.id || s.methodology != methodology.method.name)
     {

@@ -21,6 +21,7 @@ use crate::config::{Concept, ConfigDir, Methodology, Persona};
 use crate::domain::Understanding;
 use crate::llm::Role;
 use crate::pipeline::{InterviewSpec, Services};
+use crate::signals::Catalog;
 use crate::simulate::matrix::{MatrixError, MatrixSpec};
 use crate::simulate::{
     RunProgress, RunReport, SimulationError, SimulationSpec, progress_style, render_summary,
@@ -182,6 +183,7 @@ fn single_spec(
         args.methodology
             .as_deref()
             .unwrap_or(concept.methodology.as_str()),
+        &Catalog,
     )?;
     spec_for(dir, args, concept, methodology, persona, understanding)
 }

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::error::Problem;
+use super::signal_names::SignalNames;
 use crate::domain::Phase;
-use crate::signals::catalog;
 
 /// A whole methodology file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -325,12 +325,13 @@ impl Methodology {
             })
     }
 
-    /// Every semantic problem of the methodology; empty when it is usable.
-    pub fn validate(&self) -> Vec<Problem> {
+    /// Every semantic problem of the methodology, signal names checked against `signals`;
+    /// empty when it is usable.
+    pub fn validate(&self, signals: &dyn SignalNames) -> Vec<Problem> {
         let mut problems = Vec::new();
         self.validate_ontology(&mut problems);
-        self.validate_signals(&mut problems);
-        self.validate_strategies(&mut problems);
+        self.validate_signals(signals, &mut problems);
+        self.validate_strategies(signals, &mut problems);
         self.validate_phases(&mut problems);
         self.validate_templates(&mut problems);
         problems
@@ -388,19 +389,19 @@ impl Methodology {
         }
     }
 
-    fn validate_signals(&self, problems: &mut Vec<Problem>) {
+    fn validate_signals(&self, signals: &dyn SignalNames, problems: &mut Vec<Problem>) {
         for (pool, names) in &self.signals {
-            if !catalog::POOLS.contains(&pool.as_str()) {
+            if !signals.is_pool(pool) {
                 problems.push(Problem::new(
                     format!("signals.{pool}"),
                     format!(
                         "unknown pool '{pool}' (pools: {})",
-                        catalog::POOLS.join(", ")
+                        signals.pools().join(", ")
                     ),
                 ));
             }
             for (i, name) in names.iter().enumerate() {
-                if catalog::spec(name).is_none() && !catalog::is_detector(name) {
+                if !signals.is_known(name) {
                     problems.push(Problem::new(
                         format!("signals.{pool}[{i}]"),
                         format!("unknown signal '{name}'"),
@@ -410,7 +411,7 @@ impl Methodology {
         }
     }
 
-    fn validate_strategies(&self, problems: &mut Vec<Problem>) {
+    fn validate_strategies(&self, signals: &dyn SignalNames, problems: &mut Vec<Problem>) {
         if self.strategies.is_empty() {
             problems.push(Problem::new(
                 "strategies",
@@ -451,7 +452,7 @@ impl Methodology {
                         format!("weight must be a number, found {weight}"),
                     ));
                 }
-                if let Some(reason) = catalog::check_weight_key(key) {
+                if let Some(reason) = signals.weight_key_problem(key) {
                     problems.push(Problem::new(at, reason));
                 }
             }
@@ -488,8 +489,27 @@ impl Methodology {
 mod tests {
     use super::*;
 
+    /// A vocabulary of one pool and one unit signal, enough to see that validation asks the
+    /// vocabulary it is given rather than a catalogue of its own.
+    struct FakeSignals;
+
+    impl SignalNames for FakeSignals {
+        fn pools(&self) -> &[&str] {
+            &["graph"]
+        }
+
+        fn is_known(&self, name: &str) -> bool {
+            name == "graph.node_count"
+        }
+
+        fn weight_key_problem(&self, key: &str) -> Option<String> {
+            (key != "graph.node_count").then(|| format!("fake: no signal '{key}'"))
+        }
+    }
+
     fn parse(yaml: &str) -> Methodology {
-        crate::config::parse_methodology(std::path::Path::new("t.yaml"), yaml).unwrap()
+        crate::config::parse_methodology(std::path::Path::new("t.yaml"), yaml, &FakeSignals)
+            .unwrap()
     }
 
     const BASE: &str = "method: {name: m, opening_templates: [\"What comes to mind about {topic}?\"]}\n\
@@ -503,7 +523,11 @@ mod tests {
              [\"Why is {{focus}} important to you?\"]\n  - name: broad\n    node_binding: none\n    \
              signal_weights: {{}}\n"
         ));
-        assert!(ok.validate().is_empty(), "{:?}", ok.validate());
+        assert!(
+            ok.validate(&FakeSignals).is_empty(),
+            "{:?}",
+            ok.validate(&FakeSignals)
+        );
         assert_eq!(ok.method.opening_templates.len(), 1);
         assert!(ok.strategies[1].question_templates.is_empty());
     }
@@ -517,7 +541,11 @@ mod tests {
         );
         let m: Methodology =
             crate::config::yaml::parse(std::path::Path::new("t.yaml"), &text).unwrap();
-        let problems: Vec<String> = m.validate().iter().map(ToString::to_string).collect();
+        let problems: Vec<String> = m
+            .validate(&FakeSignals)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(
             problems[0].contains("question_templates[0]") && problems[0].contains("focus node")
@@ -525,5 +553,43 @@ mod tests {
         assert!(problems[1].contains("unknown placeholder {topik}"));
         assert!(problems[2].contains("must end with '?'"));
         assert!(problems[3].contains("unclosed"));
+    }
+
+    #[test]
+    fn signal_names_come_from_the_vocabulary_passed_in() {
+        let text = format!(
+            "{BASE}  - name: broad\n    node_binding: none\n    signal_weights: \
+             {{graph.node_count: 0.5, llm.engagement: 0.3}}\n\
+             signals: {{graph: [graph.node_count, graph.orphan_count], llm: [llm.engagement]}}\n"
+        );
+        let m: Methodology =
+            crate::config::yaml::parse(std::path::Path::new("t.yaml"), &text).unwrap();
+        let problems: Vec<String> = m
+            .validate(&FakeSignals)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("unknown pool 'llm' (pools: graph)"))
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("unknown signal 'graph.orphan_count'"))
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("unknown signal 'llm.engagement'"))
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("signal_weights.llm.engagement")
+                    && p.contains("fake: no signal"))
+        );
     }
 }

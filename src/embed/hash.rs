@@ -93,10 +93,15 @@ fn fnv1a(chars: &[char]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::embed::cosine;
 
     fn norm(v: &[f32]) -> f32 {
         v.iter().map(|x| x * x).sum::<f32>().sqrt()
+    }
+
+    /// Cosine similarity of two outputs: they have unit norm (tested below), so it is their
+    /// dot product.
+    fn cosine(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
     }
 
     #[test]

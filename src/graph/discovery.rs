@@ -26,8 +26,6 @@ pub enum DiscoveryError {
     Llm(String),
     #[error("slot_discovery: malformed reply: {0}")]
     Contract(#[from] ContractError),
-    #[error("slot_discovery: embedding failed: {0}")]
-    Embed(#[from] crate::embed::EmbedError),
 }
 
 /// A turn's new nodes of one type.

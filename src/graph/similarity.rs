@@ -35,4 +35,27 @@ mod tests {
         assert_eq!(cosine(&[0.0, 0.0], &[1.0, 1.0]), 0.0);
         assert_eq!(cosine(&[], &[]), 0.0);
     }
+
+    #[test]
+    fn cosine_of_identical_vectors_is_one() {
+        let v = [0.3, -1.2, 4.0];
+        assert!((cosine(&v, &v) - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn cosine_ignores_magnitude_and_sees_direction() {
+        assert!((cosine(&[1.0, 2.0], &[2.0, 4.0]) - 1.0).abs() < 1e-6);
+        assert!((cosine(&[1.0, 0.0], &[-3.0, 0.0]) + 1.0).abs() < 1e-6);
+        assert!(cosine(&[1.0, 0.0], &[0.0, 5.0]).abs() < 1e-6);
+    }
+
+    #[test]
+    fn cosine_edge_cases_are_zero() {
+        assert_eq!(cosine(&[], &[]), 0.0);
+        assert_eq!(cosine(&[1.0, 2.0], &[1.0]), 0.0);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 2.0]), 0.0);
+        assert_eq!(cosine(&[0.0, 0.0], &[0.0, 0.0]), 0.0);
+        assert_eq!(cosine(&[f32::NAN, 1.0], &[1.0, 1.0]), 0.0);
+        assert_eq!(cosine(&[f32::INFINITY, 1.0], &[1.0, 1.0]), 0.0);
+    }
 }

@@ -15,9 +15,12 @@
 //! reported no token counts.
 
 use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
+// Tokio's clock, not std's: the call's time then agrees with the backoff `sleep` and the
+// attempt `timeout`, which also lets tests pause and advance all three together.
+use tokio::time::Instant;
 
 use super::{DeltaSink, LlmError, LlmRequest, LlmResponse, RoleBinding};
 
@@ -313,12 +316,20 @@ mod tests {
     struct FakeProvider(Mutex<VecDeque<Step>>);
 
     impl FakeProvider {
+        /// A router over `steps` with a 20 ms backoff and a 100 ms timeout.
         fn router(steps: Vec<Step>) -> LlmRouter {
+            Self::router_with(
+                steps,
+                RetryPolicy {
+                    base_delay: Duration::from_millis(20),
+                    ..RetryPolicy::default()
+                },
+            )
+        }
+
+        fn router_with(steps: Vec<Step>, policy: RetryPolicy) -> LlmRouter {
             let provider: Arc<dyn LlmProvider> = Arc::new(Self(Mutex::new(steps.into())));
-            let mut router = LlmRouter::single(&provider).with_retry(RetryPolicy {
-                base_delay: Duration::from_millis(20),
-                ..RetryPolicy::default()
-            });
+            let mut router = LlmRouter::single(&provider).with_retry(policy);
             router.set(
                 Role::QuestionGeneration,
                 RoleBinding {
@@ -412,7 +423,10 @@ mod tests {
         (result, deltas)
     }
 
-    #[tokio::test]
+    // The tests below run on paused tokio time: timeouts and backoffs complete as soon as
+    // nothing else can run, and the measured times are exactly the virtual waits.
+
+    #[tokio::test(start_paused = true)]
     async fn a_stream_that_failed_before_any_text_is_retried() {
         let router = FakeProvider::router(vec![
             Step::Fail(rate_limited(None)),
@@ -421,11 +435,11 @@ mod tests {
         let (result, deltas) = stream(&router).await;
         let response = result.unwrap();
         assert_eq!(response.attempts, 2);
-        assert!(response.latency >= Duration::from_millis(20));
+        assert_eq!(response.latency, Duration::from_millis(20), "one backoff");
         assert_eq!(deltas, ["Second try."]);
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn a_stream_that_already_sent_text_is_not_retried() {
         let router = FakeProvider::router(vec![
             Step::DeltaThenHang("What do"),
@@ -440,7 +454,7 @@ mod tests {
         assert_eq!(deltas, ["What do"], "the partial answer was not repeated");
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
     async fn failures_carry_the_whole_calls_attempts_and_time() {
         let router = FakeProvider::router(vec![Step::DeltaThenHang(""), Step::DeltaThenHang("")]);
         let err = router.complete(&question(&router)).await.unwrap_err();
@@ -449,7 +463,7 @@ mod tests {
             "{err:?}"
         );
         // Two 100 ms timeouts and a 20 ms backoff.
-        assert!(err.elapsed() >= Duration::from_millis(220), "{err:?}");
+        assert_eq!(err.elapsed(), Duration::from_millis(220), "{err:?}");
         let router = FakeProvider::router(vec![Step::Fail(LlmError::malformed(
             "fake",
             "not json".into(),
@@ -481,7 +495,43 @@ mod tests {
         }
     }
 
-    #[tokio::test]
+    #[tokio::test(start_paused = true)]
+    async fn the_seeds_policy_waits_one_second_or_the_servers_retry_after() {
+        let answered_after = |first: LlmError| async move {
+            let router = FakeProvider::router_with(
+                vec![Step::Fail(first), Step::Answer("Second try.")],
+                RetryPolicy::default(),
+            );
+            let response = router.complete(&question(&router)).await.unwrap();
+            assert_eq!(response.attempts, 2);
+            response.latency
+        };
+        assert_eq!(
+            answered_after(rate_limited(None)).await,
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            answered_after(rate_limited(Some(Duration::from_secs(2)))).await,
+            Duration::from_secs(2)
+        );
+        assert_eq!(
+            answered_after(rate_limited(Some(Duration::from_secs(600)))).await,
+            Duration::from_secs(30),
+            "capped at max_retry_after"
+        );
+        // Twice rate limited: one 1 s wait, then the error; no second (2 s) wait.
+        let router = FakeProvider::router_with(
+            vec![
+                Step::Fail(rate_limited(None)),
+                Step::Fail(rate_limited(None)),
+            ],
+            RetryPolicy::default(),
+        );
+        let err = router.complete(&question(&router)).await.unwrap_err();
+        assert_eq!((err.attempts(), err.elapsed()), (2, Duration::from_secs(1)));
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn each_step_of_a_call_is_logged_by_name() {
         let logs = Logs::default();
         let writer = logs.clone();

@@ -75,7 +75,6 @@ impl PipelineError {
                 role: Role::SlotDiscovery,
                 source,
             },
-            DiscoveryError::Embed(e) => Self::Embed(e),
         }
     }
 

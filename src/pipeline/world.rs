@@ -4,8 +4,6 @@
 //! Stages change a copy, commit it, and only then replace what is here, so after a failed
 //! commit memory still matches the database.
 
-use std::time::SystemTime;
-
 use crate::domain::SessionState;
 use crate::graph::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
 use crate::graph::node_state::NodeStateTracker;
@@ -82,22 +80,5 @@ impl World {
             }
         }
         self.edges.extend_from_slice(created);
-    }
-}
-
-/// The current UTC time as RFC 3339 with milliseconds (`2026-11-22T09:15:02.120Z`).
-pub(crate) fn now_rfc3339() -> String {
-    crate::audit::rfc3339(SystemTime::now())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn now_is_rfc3339_utc_with_milliseconds() {
-        let now = now_rfc3339();
-        assert_eq!(now.len(), 24, "{now}");
-        assert!(now.ends_with('Z'));
     }
 }

@@ -203,7 +203,7 @@ mod tests {
         crate::config::ConfigDir::new(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config"),
         )
-        .methodology("means_end_chain")
+        .methodology("means_end_chain", &crate::signals::Catalog)
         .unwrap()
     }
 

@@ -12,7 +12,9 @@ fn config() -> ConfigDir {
 }
 
 fn mec() -> Methodology {
-    config().methodology("means_end_chain").unwrap()
+    config()
+        .methodology("means_end_chain", &catalog::Catalog)
+        .unwrap()
 }
 
 fn headphones() -> Concept {

@@ -34,7 +34,7 @@ phases:
 ";
 
 fn path18() -> Methodology {
-    parse_methodology(Path::new("path18.yaml"), PATH18).unwrap()
+    parse_methodology(Path::new("path18.yaml"), PATH18, &crate::signals::Catalog).unwrap()
 }
 
 fn sig(pairs: &[(&str, SignalValue)]) -> Signals {
@@ -197,10 +197,165 @@ proptest! {
         prop_assert_eq!(a.strategies.len(), m.strategies.len());
     }
 
+    /// The scorer walks each strategy's weights in the order the YAML file lists them (the
+    /// decomposition shows them in that order), so the same weights listed in another order
+    /// must give the same scores, ranks and selection. Several keys share a signal
+    /// (`llm.engagement`, `.high`, `.low`), so a scorer that let an earlier key of a signal
+    /// shadow a later one, or stopped early, would fail here. Weights and values are multiples
+    /// of 1/8 and 1/16, so every sum is exact in any order and the comparison can be exact.
     #[test]
-    fn result_is_invariant_to_signal_insertion_order(signals in arb_signals()) {
-        let m = path18();
-        let reversed: Signals = signals.iter().rev().map(|(k, v)| (k.clone(), v.clone())).collect();
-        prop_assert_eq!(rank_strategies(&m, &signals, None), rank_strategies(&m, &reversed, None));
+    fn result_is_invariant_to_signal_insertion_order(
+        case in arb_weight_orders(),
+        signals in arb_order_signals(),
+        nodes in prop::collection::vec(arb_order_node_signals(), 0..4),
+    ) {
+        let (listed, shuffled) = case;
+        let node_signals: NodeSignals =
+            nodes.into_iter().enumerate().map(|(i, s)| (format!("n{i}"), s)).collect();
+        let a = select(&order_methodology(&listed), &signals, &node_signals, Some(Phase::Mid)).unwrap();
+        let b = select(&order_methodology(&shuffled), &signals, &node_signals, Some(Phase::Mid)).unwrap();
+        prop_assert_eq!(by_contribution_name(a), by_contribution_name(b));
     }
+}
+
+/// Global weight keys, several per signal so that their order could matter.
+const ORDER_GLOBAL_KEYS: [&str; 9] = [
+    "llm.response_depth.low",
+    "llm.response_depth.surface",
+    "llm.response_depth.deep",
+    "llm.engagement",
+    "llm.engagement.high",
+    "llm.engagement.low",
+    "graph.max_depth",
+    "graph.max_depth.mid",
+    "graph.chain_completion.has_complete",
+];
+
+/// Node-scoped weight keys, for stage 2.
+const ORDER_NODE_KEYS: [&str; 4] = [
+    "graph.node.exhaustion_score",
+    "graph.node.exhaustion_score.low",
+    "graph.node.is_orphan",
+    "graph.node.focus_streak.high",
+];
+
+/// One strategy's weights in file order.
+type WeightList = Vec<(String, f64)>;
+
+/// A multiple of 1/8 in [-2, 2]: exact in binary, and so are its products with the values.
+fn arb_dyadic_weight() -> impl Strategy<Value = f64> {
+    (-16i32..=16).prop_map(|n| f64::from(n) / 8.0)
+}
+
+/// A multiple of 1/16 in [0, 1].
+fn arb_dyadic_unit() -> impl Strategy<Value = f64> {
+    (0u8..=16).prop_map(|n| f64::from(n) / 16.0)
+}
+
+/// Three strategies' weights as listed, and the same weights with each list shuffled.
+fn arb_weight_orders() -> impl Strategy<Value = (Vec<WeightList>, Vec<WeightList>)> {
+    let keys: Vec<&str> = ORDER_GLOBAL_KEYS
+        .iter()
+        .chain(&ORDER_NODE_KEYS)
+        .copied()
+        .collect();
+    let one = prop::collection::btree_map(
+        prop::sample::select(keys).prop_map(str::to_owned),
+        arb_dyadic_weight(),
+        0..8,
+    )
+    .prop_map(|m| m.into_iter().collect::<WeightList>())
+    .prop_flat_map(|list| (Just(list.clone()), Just(list).prop_shuffle()));
+    prop::collection::vec(one, 3).prop_map(|pairs| pairs.into_iter().unzip())
+}
+
+fn arb_order_signals() -> impl Strategy<Value = Signals> {
+    (
+        prop::option::of(prop::sample::select(vec![
+            "surface", "shallow", "moderate", "deep",
+        ])),
+        prop::option::of(arb_dyadic_unit()),
+        prop::option::of(arb_dyadic_unit()),
+        prop::option::of(any::<bool>()),
+    )
+        .prop_map(|(depth, engagement, max_depth, complete)| {
+            let mut s = Signals::new();
+            if let Some(d) = depth {
+                s.insert("llm.response_depth".into(), SignalValue::category(d));
+            }
+            if let Some(v) = engagement {
+                s.insert("llm.engagement".into(), SignalValue::Number(v));
+            }
+            if let Some(v) = max_depth {
+                s.insert("graph.max_depth".into(), SignalValue::Number(v));
+            }
+            if let Some(b) = complete {
+                s.insert(
+                    "graph.chain_completion.has_complete".into(),
+                    SignalValue::Bool(b),
+                );
+            }
+            s
+        })
+}
+
+fn arb_order_node_signals() -> impl Strategy<Value = Signals> {
+    (
+        prop::option::of(arb_dyadic_unit()),
+        prop::option::of(any::<bool>()),
+        prop::option::of(prop::sample::select(vec!["none", "low", "medium", "high"])),
+    )
+        .prop_map(|(exhaustion, orphan, streak)| {
+            let mut s = Signals::new();
+            if let Some(v) = exhaustion {
+                s.insert("graph.node.exhaustion_score".into(), SignalValue::Number(v));
+            }
+            if let Some(b) = orphan {
+                s.insert("graph.node.is_orphan".into(), SignalValue::Bool(b));
+            }
+            if let Some(c) = streak {
+                s.insert("graph.node.focus_streak".into(), SignalValue::category(c));
+            }
+            s
+        })
+}
+
+/// A methodology whose three strategies list `weights` in the given order, loaded through the
+/// YAML loader like a real file; `s1` is node-free, and the mid phase scales `s1` and lifts
+/// `s2`, so the phase terms take part.
+fn order_methodology(weights: &[WeightList]) -> Methodology {
+    let mut yaml = String::from(
+        "method: {name: order}\nontology:\n  nodes: [{name: attribute, level: 1}]\nstrategies:\n",
+    );
+    for (i, list) in weights.iter().enumerate() {
+        let entries: Vec<String> = list.iter().map(|(k, w)| format!("{k}: {w}")).collect();
+        let binding = if i == 1 {
+            "    node_binding: none\n"
+        } else {
+            ""
+        };
+        yaml.push_str(&format!(
+            "  - name: s{i}\n{binding}    signal_weights: {{{}}}\n",
+            entries.join(", ")
+        ));
+    }
+    yaml.push_str(
+        "phases:\n  mid:\n    signal_weights: {s1: 1.5}\n    phase_bonuses: {s2: 0.25}\n",
+    );
+    let m = parse_methodology(Path::new("order.yaml"), &yaml, &crate::signals::Catalog).unwrap();
+    for (strategy, list) in m.strategies.iter().zip(weights) {
+        let loaded: Vec<&str> = strategy.weights().map(|(k, _)| k).collect();
+        let listed: Vec<&str> = list.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(loaded, listed, "the loader keeps the file's order");
+    }
+    m
+}
+
+/// The selection with each candidate's contributions sorted by key: their listed order is the
+/// file's, by design; everything else must not depend on it.
+fn by_contribution_name(mut s: Selection) -> Selection {
+    for c in s.strategies.iter_mut().chain(&mut s.nodes) {
+        c.signal_contributions.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    s
 }

@@ -3,6 +3,9 @@
 //!
 //! Configuration validation and weight-key resolution both read this table, so a methodology
 //! can only weight what a detector really emits, with qualifiers that fit the signal's kind.
+//! [`Catalog`] hands this table to `config`'s validation, which cannot import it.
+
+use crate::config::SignalNames;
 
 /// Whether a signal has one value per interview or one per node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,6 +323,25 @@ pub const NODE_SIGNAL_PREFIXES: [&str; 3] = ["graph.node.", "technique.node.", "
 /// The pools a methodology's `signals:` section may list.
 pub const POOLS: [&str; 5] = ["graph", "llm", "temporal", "meta", "technique"];
 
+/// The catalogue as the vocabulary methodology validation checks names against: pass
+/// `&Catalog` wherever a methodology is loaded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Catalog;
+
+impl SignalNames for Catalog {
+    fn pools(&self) -> &[&str] {
+        &POOLS
+    }
+
+    fn is_known(&self, name: &str) -> bool {
+        spec(name).is_some() || is_detector(name)
+    }
+
+    fn weight_key_problem(&self, key: &str) -> Option<String> {
+        check_weight_key(key)
+    }
+}
+
 /// Whether a weight key is node-scoped.
 pub fn is_node_key(key: &str) -> bool {
     NODE_SIGNAL_PREFIXES.iter().any(|p| key.starts_with(p))
@@ -459,5 +481,19 @@ mod tests {
         assert!(check_weight_key("graph.chain_completion").is_some());
         let typo = check_weight_key("llm.engagment.high").unwrap_or_default();
         assert!(typo.contains("did you mean 'llm.engagement'"), "{typo}");
+    }
+
+    #[test]
+    fn the_catalog_vocabulary_knows_signals_detectors_and_pools() {
+        assert_eq!(Catalog.pools(), POOLS);
+        assert!(Catalog.is_known("graph.chain_completion.ratio"));
+        assert!(Catalog.is_known("graph.chain_completion"));
+        assert!(!Catalog.is_known("graph.chain"));
+        assert_eq!(Catalog.weight_key_problem("llm.certainty.high"), None);
+        assert!(
+            Catalog
+                .weight_key_problem("graph.node_count.high")
+                .is_some()
+        );
     }
 }

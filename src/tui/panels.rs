@@ -5,6 +5,8 @@
 //! selected is what is drawn.
 
 pub mod conversation;
+#[cfg(test)]
+mod fixture;
 pub mod focus_trace;
 pub mod graph_stats;
 pub mod graph_view;

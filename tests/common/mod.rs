@@ -1,5 +1,6 @@
-//! Shared set-up for the pipeline tests: the shipped config, the scripted oat milk interview
-//! and the real `MiniLM` model (cached under `target/test-cache`).
+//! Shared set-up for the tests: the shipped config, the scripted oat milk interview, the real
+//! `MiniLM` model (cached under `target/test-cache`), and [`scripted_services`], the one
+//! constructor of test [`Services`] (the TUI tests' `tui_support` builds on it too).
 
 #![allow(dead_code)]
 
@@ -8,8 +9,9 @@ use std::sync::{Arc, OnceLock};
 
 use interviewer::config::ConfigDir;
 use interviewer::embed::{Embedder, MiniLmEmbedder, ResolveConfig};
-use interviewer::llm::{LlmProvider, LlmRouter, ScriptedProvider};
+use interviewer::llm::{LlmProvider, LlmRouter, RetryPolicy, ScriptedProvider};
 use interviewer::pipeline::{InterviewSpec, PipelineSettings, Services};
+use interviewer::signals::Catalog;
 
 pub const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
 pub const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
@@ -36,7 +38,7 @@ pub fn model() -> Arc<MiniLmEmbedder> {
 pub fn spec(max_turns: u32) -> InterviewSpec {
     let dir = config();
     InterviewSpec {
-        methodology: dir.methodology("means_end_chain").unwrap(),
+        methodology: dir.methodology("means_end_chain", &Catalog).unwrap(),
         concept: dir.concept("oat_milk").unwrap(),
         rubrics: dir.rubrics().unwrap(),
         max_turns,
@@ -44,16 +46,25 @@ pub fn spec(max_turns: u32) -> InterviewSpec {
     }
 }
 
-pub fn services_with(script: &Path) -> Services {
+/// Services whose model calls play `script`, through a router with `retry`, embedding with
+/// `embedder`, under the default pipeline settings.
+pub fn scripted_services(
+    script: &Path,
+    embedder: Arc<dyn Embedder>,
+    retry: RetryPolicy,
+) -> Services {
     let provider = ScriptedProvider::load(script).unwrap_or_else(|e| panic!("{e}"));
-    let embedder: Arc<dyn Embedder> = model();
+    let router = LlmRouter::single(&(Arc::new(provider) as Arc<dyn LlmProvider>));
     Services {
-        llm: Arc::new(LlmRouter::single(
-            &(Arc::new(provider) as Arc<dyn LlmProvider>),
-        )),
+        llm: Arc::new(router.with_retry(retry)),
         embedder,
         settings: seed_order(),
     }
+}
+
+/// The scripted `script` with the real model and the seed's retry policy.
+pub fn services_with(script: &Path) -> Services {
+    scripted_services(script, model(), RetryPolicy::default())
 }
 
 pub fn services() -> Services {

@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use interviewer::config::ConfigDir;
-use interviewer::embed::{Embedder, HashEmbedder};
-use interviewer::llm::{LlmProvider, LlmRouter, RetryPolicy, ScriptedProvider};
-use interviewer::pipeline::{Event, Interview, InterviewSpec, Services};
+use interviewer::embed::HashEmbedder;
+use interviewer::llm::RetryPolicy;
+use interviewer::pipeline::{Event, Interview, Services};
 use interviewer::session::{self, Command, SessionControl};
 use interviewer::store::Store;
 use interviewer::tui::{App, FixedClock, Mode, SessionInfo, Theme};
@@ -19,7 +18,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-pub const MANIFEST: &str = env!("CARGO_MANIFEST_DIR");
+pub use crate::common::{answers, config, example};
+use crate::common::{scripted_services, spec};
 
 /// Session id of every recorded interview, so ids drawn on screen are stable.
 pub const SESSION_ID: &str = "tui-test";
@@ -27,50 +27,16 @@ pub const SESSION_ID: &str = "tui-test";
 /// Longest wait for one command's events.
 pub const WAIT: Duration = Duration::from_secs(60);
 
-pub fn example(name: &str) -> PathBuf {
-    Path::new(MANIFEST).join("assets/examples").join(name)
-}
+/// One attempt and no delays: a scripted failure shows at once.
+const NO_RETRY: RetryPolicy = RetryPolicy {
+    max_attempts: 1,
+    base_delay: Duration::ZERO,
+    max_retry_after: Duration::ZERO,
+};
 
-pub fn config() -> ConfigDir {
-    ConfigDir::new(Path::new(MANIFEST).join("config"))
-}
-
-pub fn spec(max_turns: u32) -> InterviewSpec {
-    let dir = config();
-    InterviewSpec {
-        methodology: dir.methodology("means_end_chain").unwrap(),
-        concept: dir.concept("oat_milk").unwrap(),
-        rubrics: dir.rubrics().unwrap(),
-        max_turns,
-        understanding: interviewer::domain::Understanding::Llm,
-    }
-}
-
-/// The scripted provider for `script` and the hash embedder; no retry delays.
+/// The scripted provider for `script` and the deterministic hash embedder; no retries.
 pub fn services(script: &Path) -> Services {
-    let provider = ScriptedProvider::load(script).unwrap_or_else(|e| panic!("{e}"));
-    let embedder: Arc<dyn Embedder> = Arc::new(HashEmbedder::default());
-    let router =
-        LlmRouter::single(&(Arc::new(provider) as Arc<dyn LlmProvider>)).with_retry(RetryPolicy {
-            max_attempts: 1,
-            base_delay: Duration::ZERO,
-            max_retry_after: Duration::ZERO,
-        });
-    Services {
-        llm: Arc::new(router),
-        embedder,
-        settings: crate::common::seed_order(),
-    }
-}
-
-/// The scripted answers, one per turn.
-pub fn answers() -> Vec<String> {
-    let text = std::fs::read_to_string(example("oat_milk_answers.txt")).unwrap();
-    text.split("\n\n")
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect()
+    scripted_services(script, Arc::new(HashEmbedder::default()), NO_RETRY)
 }
 
 /// The oat milk script with extraction failing in `turn`.

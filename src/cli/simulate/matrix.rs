@@ -13,6 +13,7 @@ use crate::cli::emit;
 use crate::config::{Concept, ConfigDir};
 use crate::domain::Understanding;
 use crate::pipeline::Services;
+use crate::signals::Catalog;
 use crate::simulate::matrix::{
     Manifest, MatrixParams, MatrixSpec, RunStatus, SharedManifest, manifest_path,
 };
@@ -48,7 +49,7 @@ pub(super) fn matrix_cells(
         .collect::<Result<Vec<_>, _>>()?;
     let methodologies = methodology_refs
         .iter()
-        .map(|m| dir.methodology(m))
+        .map(|m| dir.methodology(m, &Catalog))
         .collect::<Result<Vec<_>, _>>()?;
     unique("persona", personas.iter().map(|p| p.id.as_str()))?;
     unique(

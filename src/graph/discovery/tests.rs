@@ -5,7 +5,7 @@ use crate::graph::model::SlotStatus;
 
 fn mec() -> Methodology {
     ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain")
+        .methodology("means_end_chain", &crate::config::AnySignals)
         .unwrap()
 }
 
@@ -48,7 +48,7 @@ fn run(
     let proposals = proposals_of(reply)?;
     let texts = proposal_texts(&proposals);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let embeddings = HashEmbedder::default().embed(&refs)?;
+    let embeddings = HashEmbedder::default().embed(&refs).unwrap();
     Ok(integrate_turn(
         slots,
         &groups,

@@ -3,7 +3,7 @@ use crate::config::ConfigDir;
 
 fn mec() -> Methodology {
     ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain")
+        .methodology("means_end_chain", &crate::config::AnySignals)
         .unwrap()
 }
 

@@ -15,11 +15,11 @@ use crate::pipeline::contracts::{
     StrategySelectionOutput,
 };
 use crate::pipeline::interview::{CallRecord, Interview, TurnRun, emit_call, llm_error};
-use crate::pipeline::world::now_rfc3339;
 use crate::pipeline::{EventSink, PipelineError};
 use crate::scoring::{self, Selection};
 use crate::signals::DetectionInput;
 use crate::store::StoreOps;
+use crate::time::now_rfc3339;
 
 /// Saturation checks start at this turn (seed 001 "Continuation").
 pub const MIN_TURN_FOR_SATURATION: u32 = 5;

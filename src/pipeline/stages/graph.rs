@@ -18,11 +18,11 @@ use crate::pipeline::contracts::{
 };
 use crate::pipeline::ids::IdMinter;
 use crate::pipeline::interview::{CallRecord, Interview, TurnRun, llm_error};
-use crate::pipeline::world::now_rfc3339;
 use crate::pipeline::{EventSink, PipelineError};
 use crate::prompts::{ExtractionInput, extraction_prompt, parse_extraction_reply};
 use crate::srl::SrlAnalysis;
 use crate::store::StoreOps;
+use crate::time::now_rfc3339;
 
 /// Characters of SRL hints given to the extraction prompt.
 const SRL_HINT_CHARS: usize = 1_500;

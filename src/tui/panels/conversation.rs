@@ -145,3 +145,83 @@ fn push_body(out: &mut Vec<Line<'static>>, text: &str, style: Style, width: usiz
         ]));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::Event;
+    use crate::tui::panels::fixture::{self, draw, inside, rows};
+
+    fn panel(app: &App, width: u16, height: u16) -> ratatui::buffer::Buffer {
+        draw(&ConversationPanel::new(app), width, height)
+    }
+
+    #[test]
+    fn questions_and_answers_in_turn_order_wrapped_to_the_panel() {
+        let app = fixture::app(Mode::Respondent);
+        let buf = panel(&app, 40, 21);
+        assert!(rows(&buf)[0].starts_with("╭ Conversation "));
+        // Questions are numbered by the answer they ask for; text wraps at 35 columns.
+        let expected = [
+            "Interviewer · Q1",
+            "  What comes to mind when you think",
+            "  about oat milk?",
+            "",
+            "Respondent · A1",
+            "  It is creamy and it is cheaper than",
+            "  dairy where I live.",
+            "",
+            "Interviewer · Q2",
+            "  What does the creamy texture give",
+            "  you?",
+            "",
+            "Respondent · A2",
+            "  A calm start to the morning.",
+            "",
+            "Interviewer · Q3",
+            "  Why does a calm morning matter to",
+            "  you?",
+            "",
+        ];
+        assert_eq!(inside(&buf), expected);
+    }
+
+    #[test]
+    fn the_newest_rows_show_and_a_streaming_question_has_a_cursor() {
+        let mut app = fixture::app(Mode::Respondent);
+        app.apply(Event::AnswerReceived {
+            turn: 3,
+            text: "Because I work better.".to_owned(),
+        });
+        app.apply(Event::QuestionDelta {
+            turn: 3,
+            text: "What makes".to_owned(),
+        });
+        let rows = inside(&panel(&app, 40, 8));
+        assert_eq!(
+            rows,
+            [
+                "Respondent · A3",
+                "  Because I work better.",
+                "",
+                "Interviewer · Q4 · writing…",
+                "  What makes▍",
+                "",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_moderators_pending_question_is_marked_as_a_proposal() {
+        let app = fixture::app(Mode::Moderator);
+        let rows = inside(&panel(&app, 40, 21));
+        assert_eq!(rows[15], "Interviewer · Q3 · proposed");
+        assert_eq!(rows[8], "Interviewer · Q2", "only the pending question");
+    }
+
+    #[test]
+    fn an_empty_conversation_says_where_the_opening_question_appears() {
+        let rows = inside(&panel(&fixture::empty_app(Mode::Respondent), 40, 4));
+        assert_eq!(rows[0], "The opening question appears here.");
+    }
+}

@@ -88,3 +88,61 @@ impl Widget for &FocusTracePanel<'_> {
         scrolled(lines, app.ui.focus_scroll, inner, buf);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::Event;
+    use crate::tui::app::Mode;
+    use crate::tui::panels::fixture::{self, draw, inside, rows};
+
+    fn panel(app: &App, width: u16, height: u16) -> Buffer {
+        draw(&FocusTracePanel::new(app), width, height)
+    }
+
+    #[test]
+    fn newest_turn_first_with_strategy_and_focus_label() {
+        let app = fixture::app(Mode::Respondent);
+        let buf = panel(&app, 40, 5);
+        let top = &rows(&buf)[0];
+        assert!(
+            top.starts_with("╭ Focus trace ") && !top.contains('✎'),
+            "{top}"
+        );
+        // Strategy names padded to the longest; turn 1's broad question had no focus node.
+        assert_eq!(
+            inside(&buf),
+            ["T2   deepen  creamy texture", "T1   broaden —", ""]
+        );
+    }
+
+    #[test]
+    fn a_researcher_override_is_marked_on_its_row_and_in_the_title() {
+        let mut app = fixture::app(Mode::Respondent);
+        let mut snapshot = fixture::snapshot();
+        snapshot.focus_history[1].overridden = true;
+        app.apply(Event::Snapshot(Box::new(snapshot)));
+        let buf = panel(&app, 40, 5);
+        assert!(
+            rows(&buf)[0].ends_with(" ✎ researcher override ╮"),
+            "{}",
+            rows(&buf)[0]
+        );
+        let rows = inside(&buf);
+        assert_eq!(rows[0], format!("T2   deepen  {:<23} ✎", "creamy texture"));
+        assert_eq!(rows[1], "T1   broaden —");
+    }
+
+    #[test]
+    fn narrow_panels_cut_the_label_with_an_ellipsis() {
+        let app = fixture::app(Mode::Respondent);
+        let rows = inside(&panel(&app, 24, 5));
+        assert_eq!(rows[0], "T2   deepen  creamy t…");
+    }
+
+    #[test]
+    fn before_the_first_turn_the_trace_says_when_it_fills() {
+        let rows = inside(&panel(&fixture::empty_app(Mode::Respondent), 40, 4));
+        assert_eq!(rows[0], strings::NO_TURN_YET);
+    }
+}

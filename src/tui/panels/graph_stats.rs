@@ -245,3 +245,96 @@ fn sparkline(app: &App, theme: &Theme) -> Line<'static> {
         Span::styled(format!("  {}", numbers.join(" ")), theme.dim),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::CanonicalGraphState;
+    use crate::pipeline::Event;
+    use crate::pipeline::events::SlotView;
+    use crate::tui::app::Mode;
+    use crate::tui::panels::fixture::{self, draw, inside, rows};
+
+    fn panel(app: &App, width: u16, height: u16) -> Buffer {
+        draw(&GraphStatsPanel::new(app), width, height)
+    }
+
+    #[test]
+    fn counts_depth_saturation_and_new_nodes_per_turn_with_their_labels() {
+        let app = fixture::app(Mode::Respondent);
+        let buf = panel(&app, 60, 20);
+        assert!(rows(&buf)[0].starts_with("╭ Graph "), "{}", rows(&buf)[0]);
+        let expected = [
+            "Surface        4 nodes · 3 edges · 1 orphan",
+            // Types in ontology level order; a value too wide for the row wraps under itself.
+            "  by type      attribute 2 · functional_consequence 1 ·",
+            "               terminal_value 1",
+            "Canonical      off (stage 4.5 disabled)",
+            "Depth          max 2 · longest chain 3 nodes · avg 1.25",
+            "Edge/node      0.75 · chains complete 50%",
+            "Saturation",
+            "  chao1        ████░░░░ 0.5",
+            "  new info     ████████ 1",
+            "  streaks      low-info 0 · shallow 1 · plateau 0",
+            "  saturated    no",
+            "Meta saturation",
+            "  conversation ██░░░░░░ 0.25",
+            "  canonical    n/a",
+            // Three new nodes in turn 1, one in turn 2.
+            "New/turn       █▄  3 1",
+            "Longest        oat milk → creamy texture → calm morning",
+            "",
+            "",
+        ];
+        assert_eq!(inside(&buf), expected);
+    }
+
+    #[test]
+    fn canonical_counts_come_from_the_turn_and_the_snapshots_slots() {
+        let mut app = fixture::app(Mode::Respondent);
+        let mut turn = fixture::turn();
+        turn.canonical_graph = Some(CanonicalGraphState {
+            concept_count: 1,
+            edge_count: 0,
+            orphan_count: 1,
+            max_depth: 0,
+            avg_support: 2.0,
+        });
+        let slot = |id: &str, status: SlotStatus| SlotView {
+            id: id.to_owned(),
+            name: format!("slot {id}"),
+            node_type: "attribute".to_owned(),
+            status,
+            support_count: 2,
+            first_seen_turn: 1,
+            promoted_turn: None,
+            members: vec!["n1".to_owned()],
+        };
+        let mut snapshot = fixture::snapshot();
+        snapshot.slots = vec![
+            slot("s1", SlotStatus::Active),
+            slot("s2", SlotStatus::Candidate),
+        ];
+        app.apply(Event::TurnCompleted(Box::new(turn)));
+        app.apply(Event::Snapshot(Box::new(snapshot)));
+        let rows = inside(&panel(&app, 80, 20));
+        assert_eq!(
+            rows[2],
+            "Canonical      1 active · 1 candidate slots · 0 edges · 1 orphans · depth 0"
+        );
+    }
+
+    #[test]
+    fn narrow_panels_wrap_values_under_their_label() {
+        let app = fixture::app(Mode::Respondent);
+        let rows = inside(&panel(&app, 36, 24));
+        assert_eq!(rows[0], "Surface        4 nodes · 3 edges ·");
+        assert_eq!(rows[1], "               1 orphan");
+    }
+
+    #[test]
+    fn before_the_first_turn_the_panel_says_when_statistics_appear() {
+        let rows = inside(&panel(&fixture::empty_app(Mode::Respondent), 40, 5));
+        assert_eq!(rows[0], strings::NO_TURN_YET);
+    }
+}

@@ -288,3 +288,108 @@ fn contributions(
         ]));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::Event;
+    use crate::tui::app::Mode;
+    use crate::tui::panels::fixture::{self, draw, inside, rows};
+
+    fn panel(app: &App, width: u16, height: u16) -> Buffer {
+        draw(&ScorePanel::new(app), width, height)
+    }
+
+    #[test]
+    fn both_stages_show_their_ranking_and_the_arithmetic_of_each_score() {
+        let app = fixture::app(Mode::Respondent);
+        let buf = panel(&app, 60, 12);
+        let top = &rows(&buf)[0];
+        assert!(
+            top.starts_with("╭ Score decomposition ") && top.ends_with(" turn 2 ╮"),
+            "{top}"
+        );
+        let expected = [
+            "phase early · final = base × phase + bonus".to_owned(),
+            "    # strategy   base   phase   bonus    final".to_owned(),
+            "▸★  1 deepen     1.50 ×  1.30 +  0.20 =   2.15".to_owned(),
+            "▸   2 broaden    0.40 ×  1.00 +  0.00 =   0.40".to_owned(),
+            String::new(),
+            "Stage 2 · nodes for deepen".to_owned(),
+            // The focus node by the turn's focus label, the other by the snapshot's graph.
+            format!("▸★  1 {:<43}   1.00", "creamy texture"),
+            format!("▸   2 {:<43}   0.50", "oat milk"),
+            String::new(),
+            String::new(),
+        ];
+        assert_eq!(inside(&buf), expected);
+    }
+
+    #[test]
+    fn an_expanded_strategy_lists_its_contributions_largest_first() {
+        let mut app = fixture::app(Mode::Respondent);
+        app.ui.scores.expanded.insert("s:deepen".to_owned());
+        app.ui.scores.expanded.insert("s:broaden".to_owned());
+        let rows = inside(&panel(&app, 60, 14));
+        assert!(rows[2].starts_with("▾★  1 deepen"), "{}", rows[2]);
+        assert_eq!(
+            rows[3],
+            format!(
+                "      {:<24}    true ×  0.80 =  +0.80",
+                "llm.response_depth.deep"
+            )
+        );
+        assert_eq!(
+            rows[4],
+            format!(
+                "      {:<24}    true ×  0.70 =  +0.70",
+                "llm.engagement.high"
+            )
+        );
+        assert!(rows[5].starts_with("▾   2 broaden"), "{}", rows[5]);
+        assert_eq!(
+            rows[6],
+            format!("      {:<24}    3.00 × -0.20 =  -0.60", "graph.edge_count")
+        );
+    }
+
+    #[test]
+    fn a_node_free_winner_says_why_there_is_no_stage_two() {
+        let mut app = fixture::app(Mode::Respondent);
+        let mut turn = fixture::turn();
+        turn.strategy_selected = "broaden".to_owned();
+        turn.score_decomposition = vec![
+            ScoredCandidate {
+                rank: 1,
+                selected: true,
+                ..fixture::decomposition()[1].clone()
+            },
+            ScoredCandidate {
+                rank: 2,
+                selected: false,
+                ..fixture::decomposition()[0].clone()
+            },
+        ];
+        app.apply(Event::TurnCompleted(Box::new(turn)));
+        let rows = inside(&panel(&app, 60, 10));
+        assert!(rows[2].starts_with("▸★  1 broaden"), "{}", rows[2]);
+        assert_eq!(rows[5], "Stage 2 · broaden targets no node");
+    }
+
+    #[test]
+    fn narrow_panels_cut_node_labels_and_rows_at_the_frame() {
+        let app = fixture::app(Mode::Respondent);
+        let rows = inside(&panel(&app, 30, 12));
+        // 28 columns: a strategy row is cut at the frame (mid-number, without a mark), not
+        // wrapped; rank and name stay readable.
+        assert_eq!(rows[2], "▸★  1 deepen     1.50 ×  1.3");
+        assert_eq!(rows[3], "▸   2 broaden    0.40 ×  1.0");
+        assert_eq!(rows[6], "▸★  1 creamy textu…   1.00");
+    }
+
+    #[test]
+    fn before_the_first_turn_the_panel_says_when_scores_appear() {
+        let rows = inside(&panel(&fixture::empty_app(Mode::Respondent), 40, 5));
+        assert_eq!(rows[0], strings::NO_TURN_YET);
+    }
+}

@@ -197,3 +197,81 @@ fn value_spans(
         SignalValue::Category(c) => vec![Span::styled(clean_line(c), theme.category)],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ratatui::style::Modifier;
+
+    use super::*;
+    use crate::tui::app::{KeyFocus, Mode};
+    use crate::tui::panels::fixture::{self, draw, inside, rows};
+
+    fn panel(app: &App, width: u16, height: u16) -> Buffer {
+        draw(&SignalsPanel::new(app), width, height)
+    }
+
+    #[test]
+    fn pools_in_catalogue_order_with_bars_values_and_rubric_scores() {
+        let app = fixture::app(Mode::Respondent);
+        let buf = panel(&app, 44, 16);
+        let top = &rows(&buf)[0];
+        assert!(
+            top.starts_with("╭ Signals ") && top.ends_with(" turn 2 ╮"),
+            "{top}"
+        );
+        // Names are padded to the longest (24 columns here, so one is cut); a count fills its
+        // bar against the largest count of its pool (4), a unit value against 1.
+        let expected = [
+            "graph".to_owned(),
+            format!(" {:<24} ████████ 4", "node_count"),
+            format!(" {:<24} ██████░░ 3", "edge_count"),
+            " chain_completion.has_co… ● yes".to_owned(),
+            "llm".to_owned(),
+            format!(" {:<24} deep", "response_depth"),
+            format!(" {:<24} ██████░░ 0.8 4/5", "engagement"),
+            "temporal".to_owned(),
+            " strategy_repetition_cou… ███░░░░░ 0.4".to_owned(),
+            "meta".to_owned(),
+            format!(" {:<24} early", "interview.phase"),
+            format!(" {:<24} ██░░░░░░ 0.25", "conversation.saturation"),
+            String::new(),
+            String::new(),
+        ];
+        assert_eq!(inside(&buf), expected);
+    }
+
+    #[test]
+    fn narrow_panels_cut_names_before_values() {
+        let app = fixture::app(Mode::Respondent);
+        let rows = inside(&panel(&app, 30, 16));
+        assert_eq!(rows[1], " node_count ████████ 4");
+        assert_eq!(rows[3], " chain_com… ● yes");
+        assert_eq!(rows[6], " engagement ██████░░ 0.8 4/5");
+        assert_eq!(rows[11], " conversat… ██░░░░░░ 0.25");
+    }
+
+    #[test]
+    fn the_selected_row_is_highlighted_and_an_expanded_one_explains_itself() {
+        let mut app = fixture::app(Mode::Respondent);
+        app.ui.focus = KeyFocus::Panel(PanelId::Signals);
+        app.ui.signals.selected = 1;
+        app.ui.signals.expanded.insert("llm.engagement".to_owned());
+        let buf = panel(&app, 60, 18);
+        let reversed = |y: u16| buf[(2, y)].modifier.contains(Modifier::REVERSED);
+        // Row 1 inside the frame is node_count, row 2 edge_count (signal 1).
+        assert!(!reversed(2) && reversed(3) && !reversed(4));
+        let rows = inside(&buf);
+        assert_eq!(rows[6], format!(" {:<29} ██████░░ 0.8 4/5", "engagement"));
+        assert_eq!(rows[7], "    willingness to engage");
+        assert_eq!(rows[8], "    rationale: answers readily and adds detail");
+        assert_eq!(rows[9], "temporal");
+    }
+
+    #[test]
+    fn before_the_first_turn_the_panel_says_when_signals_appear() {
+        let app = fixture::empty_app(Mode::Respondent);
+        let rows = inside(&panel(&app, 44, 6));
+        assert_eq!(rows[0], strings::NO_TURN_YET);
+        assert!(rows[1..].iter().all(String::is_empty), "{rows:?}");
+    }
+}

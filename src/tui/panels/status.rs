@@ -246,6 +246,57 @@ impl Widget for &AnswerBox<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::{Event, Stage};
+    use crate::tui::panels::fixture::{self, draw, rows};
+
+    fn bar(app: &App, width: u16) -> String {
+        rows(&draw(&StatusBar::new(app), width, 1)).remove(0)
+    }
+
+    const LEFT: &str = " oat_milk · means_end_chain · phase mid · turn 3/10 ● ready";
+
+    #[test]
+    fn concept_methodology_phase_turn_activity_provider_and_usage() {
+        let app = fixture::app(Mode::Respondent);
+        let line = bar(&app, 120);
+        assert!(line.starts_with(LEFT), "{line}");
+        // The snapshot's usage: 1,000 in + 234 out.
+        assert!(
+            line.ends_with("   scripted/script-1 · 1,234 tok · $0.0012"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn narrow_bars_drop_the_provider_first_then_the_usage() {
+        let app = fixture::app(Mode::Respondent);
+        let medium = bar(&app, 90);
+        assert!(medium.starts_with(LEFT), "{medium}");
+        assert!(medium.ends_with("   1,234 tok · $0.0012"), "{medium}");
+        assert!(!medium.contains("scripted"), "{medium}");
+        assert_eq!(bar(&app, 70), LEFT);
+    }
+
+    #[test]
+    fn a_running_stage_shows_its_number_name_and_elapsed_time() {
+        let mut app = fixture::app(Mode::Moderator);
+        app.apply(Event::AnswerReceived {
+            turn: 3,
+            text: "Because I work better.".to_owned(),
+        });
+        app.apply(Event::StageStarted {
+            turn: 3,
+            stage: Stage::Extraction,
+        });
+        // The clock is fixed, so the stage has run 0.0 s; the spinner is on its first frame.
+        let line = bar(&app, 120);
+        assert!(
+            line.starts_with(
+                " MODERATOR  oat_milk · means_end_chain · phase mid · turn 3/10 ⠋ 3 extraction 0.0s"
+            ),
+            "{line}"
+        );
+    }
 
     #[test]
     fn thousands_separators() {

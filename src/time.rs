@@ -1,4 +1,7 @@
 //! RFC 3339 timestamps (UTC, milliseconds) from the system clock, without a date crate.
+//!
+//! Its own module because both the pipeline (timestamps in stage contracts) and the audit trail
+//! (which sits above the pipeline) write them; neither may import the other for a clock.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -16,6 +19,11 @@ pub(crate) fn rfc3339(at: SystemTime) -> String {
         rem % 60,
         since.subsec_millis()
     )
+}
+
+/// The current UTC time as RFC 3339 with milliseconds (`2026-11-22T09:15:02.120Z`).
+pub(crate) fn now_rfc3339() -> String {
+    rfc3339(SystemTime::now())
 }
 
 /// Gregorian `(year, month, day)` of a day count since 1970-01-01 (Howard Hinnant's
@@ -49,5 +57,12 @@ mod tests {
         assert_eq!(rfc3339(at(951_827_696, 789)), "2000-02-29T12:34:56.789Z");
         assert_eq!(rfc3339(at(1_740_666_721, 5)), "2025-02-27T14:32:01.005Z");
         assert_eq!(rfc3339(at(4_107_542_399, 999)), "2100-02-28T23:59:59.999Z");
+    }
+
+    #[test]
+    fn now_is_rfc3339_utc_with_milliseconds() {
+        let now = now_rfc3339();
+        assert_eq!(now.len(), 24, "{now}");
+        assert!(now.ends_with('Z'));
     }
 }

@@ -380,12 +380,6 @@ async fn a_malformed_reply_fails_the_turn_in_its_stage_and_retry_recovers() {
             Stage::StrategySelection,
             "response_depth",
         ),
-        (
-            "question_generation",
-            "   ",
-            Stage::QuestionGeneration,
-            "question_generation",
-        ),
     ];
     for (role, bad, stage, mention) in cases {
         let tmp = tempfile::tempdir().unwrap();
@@ -692,4 +686,75 @@ async fn slot_discovery_runs_after_the_question_and_before_the_next_state() {
             .any(|c| c.stage == Stage::SlotDiscovery.name())
     );
     assert!(!store.slots("deferred").unwrap().is_empty());
+}
+
+/// A question reply that fails the question check is asked for once more; when that fails
+/// too, the strategy's template question is asked, and the stage output and a warning say so.
+#[tokio::test]
+async fn a_bad_question_is_asked_again_then_replaced_by_a_template() {
+    for (replies, source) in [
+        (
+            vec![
+                "## Strategy: - Ask your respondent to explain",
+                "What do you like most about it?",
+            ],
+            "model, second try",
+        ),
+        (
+            vec![
+                "   ",
+                "- Why This Strategy Was Selected: - graph.chain_completion.has_complete.true: weight 0.6",
+            ],
+            "template (the model's questions failed the check",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(common::example("oat_milk_script.yaml")).unwrap();
+        let mut script: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+        script["question_generation"]
+            .as_array_mut()
+            .unwrap()
+            .insert(0, serde_json::json!({"turn": 1, "replies": replies}));
+        let path = tmp.path().join("script.json");
+        std::fs::write(&path, script.to_string()).unwrap();
+        let mut interview = Interview::create(
+            Store::open(tmp.path().join("i.db")).unwrap(),
+            common::spec(11),
+            common::services_with(&path),
+            Some("q".to_owned()),
+        )
+        .unwrap();
+        let (tx, mut rx) = unbounded_channel();
+        let events = EventSink::new(tx);
+        interview.opening(&events).await.unwrap();
+        let result = interview
+            .answer(&common::answers()[0], &events)
+            .await
+            .unwrap();
+        assert!(
+            interviewer::prompts::check_question(&result.next_question, &[]).is_ok(),
+            "{}",
+            result.next_question
+        );
+        let checkpoint = interview
+            .store()
+            .checkpoint("q", 1, Stage::QuestionGeneration.name())
+            .unwrap()
+            .unwrap();
+        let recorded = checkpoint.output["output"]["question_source"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(recorded.starts_with(source), "{recorded}");
+        let from_model = checkpoint.output["output"]["has_llm_fallback"]
+            .as_bool()
+            .unwrap();
+        assert_eq!(from_model, source.starts_with("model"));
+        drop(events);
+        let mut warned = false;
+        while let Ok(e) = rx.try_recv() {
+            warned |= matches!(e, Event::Warning { ref message } if message.contains("template question"));
+        }
+        assert_eq!(warned, !from_model);
+    }
 }

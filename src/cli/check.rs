@@ -193,7 +193,7 @@ mod tests {
     fn shipped_templates_pass_the_question_check() {
         let dir = ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
         for id in dir.ids(FileKind::Methodology) {
-            let m = dir.methodology(&id).unwrap();
+            let m = dir.methodology(&id, &crate::signals::Catalog).unwrap();
             let problems: Vec<String> = template_problems(&m)
                 .iter()
                 .map(ToString::to_string)
@@ -210,7 +210,7 @@ mod tests {
             \u{20}     - 'Why is \"{focus}\" important to you?'\n\
             \u{20}     - 'Is \"{focus}\" worth weight 0.6 to you?'\n\
             \u{20}     - 'deepen: why?'\n";
-        let m = crate::config::parse_methodology(Path::new("m.yaml"), yaml).unwrap();
+        let m = crate::config::parse_methodology(Path::new("m.yaml"), yaml, &Catalog).unwrap();
         let problems: Vec<String> = template_problems(&m)
             .iter()
             .map(ToString::to_string)

@@ -255,10 +255,14 @@ pub struct QuestionGenerationOutput {
     pub question: String,
     pub strategy: String,
     pub focus: Option<Focus>,
-    /// Whether the question came from the `question_generation` model. This engine has no
-    /// template fallback: a failed call fails the stage (and the turn can be retried), so a
-    /// committed question always has `true`.
+    /// Whether the question came from the `question_generation` model (`false`: the
+    /// strategy's template question, because there is no model or its replies failed the
+    /// question check twice). A failed call still fails the stage.
     pub has_llm_fallback: bool,
+    /// Where the question came from, in words: `model`, `model, second try`, or
+    /// `template (…why…)`.
+    #[serde(default)]
+    pub question_source: String,
 }
 
 /// Stage 9.

@@ -77,6 +77,8 @@ pub struct Interview {
     pub(crate) registry: Registry,
     pub(crate) crash: Option<CrashPoint>,
     pub(crate) world: World,
+    /// The methodology's node types embedded for offline extraction, built on first use.
+    pub(crate) type_index: Option<Arc<crate::understanding::TypeIndex>>,
     _lock: SessionLock,
 }
 
@@ -143,6 +145,7 @@ impl Interview {
             registry: Registry::standard(),
             crash,
             world,
+            type_index: None,
             _lock: lock,
         })
     }
@@ -265,13 +268,32 @@ impl Interview {
             return Ok(u.text);
         }
         self.ensure_active().map_err(fail)?;
-        let prompt = crate::prompts::opening_prompt(&self.spec.methodology, &self.spec.concept);
-        let request = self
-            .prompt_request(Role::QuestionGeneration, prompt, 0)
-            .map_err(fail)?;
-        let (question, call) = self.ask_question(&request, 0, events).await.map_err(fail)?;
-        let envelope = json!({"output": {"question": question}});
-        let usage = self.usage_row(0, &call);
+        let template = || {
+            crate::prompts::render_template(&crate::prompts::TemplateInput {
+                templates: &self.spec.methodology.method.opening_templates,
+                focus: None,
+                topic: self.spec.concept.topic(),
+                turn: 0,
+                session_seed: &self.spec.concept.id,
+            })
+        };
+        let asked = if self.services.llm.is_modelless(Role::QuestionGeneration) {
+            AskedQuestion::template(template(), None)
+        } else {
+            let (methodology, concept) = (&self.spec.methodology, &self.spec.concept);
+            let prompt = if self.small_question_model() {
+                crate::prompts::compact_opening_prompt(methodology, concept)
+            } else {
+                crate::prompts::opening_prompt(methodology, concept)
+            };
+            let request = self.question_request(prompt, 0).map_err(fail)?;
+            self.checked_question(&request, 0, template, events)
+                .await
+                .map_err(fail)?
+        };
+        let question = asked.text;
+        let envelope = json!({"output": {"question": question, "question_source": asked.source}});
+        let usage: Vec<LlmUsage> = asked.calls.iter().map(|c| self.usage_row(0, c)).collect();
         self.store
             .transaction(|tx| {
                 tx.insert_utterance_with_id(
@@ -281,7 +303,9 @@ impl Interview {
                     Speaker::Interviewer,
                     &question,
                 )?;
-                tx.insert_llm_usage(&usage)?;
+                for row in &usage {
+                    tx.insert_llm_usage(row)?;
+                }
                 tx.put_checkpoint(&id, 0, OPENING_CHECKPOINT, &envelope)
             })
             .map_err(|e| fail(e.into()))?;
@@ -727,6 +751,88 @@ impl Interview {
         }
     }
 
+    /// Whether the question model is the small embedded one, which gets the compact prompt.
+    pub(crate) fn small_question_model(&self) -> bool {
+        self.services
+            .llm
+            .binding(Role::QuestionGeneration)
+            .is_ok_and(|b| b.provider.name() == "local")
+    }
+
+    /// A question request: the prompt, and the one-question grammar a local model decodes
+    /// under (hosted providers ignore it).
+    pub(crate) fn question_request(
+        &self,
+        prompt: crate::prompts::Prompt,
+        turn: u32,
+    ) -> Result<LlmRequest, PipelineError> {
+        Ok(self
+            .prompt_request(Role::QuestionGeneration, prompt, turn)?
+            .with_grammar(Arc::new(crate::llm::one_question_grammar())))
+    }
+
+    /// Words no question may contain: signal names, strategy names and the methodology's node
+    /// and edge type names, which only a prompt leak puts in a question.
+    fn forbidden_terms(&self) -> Vec<String> {
+        let methodology = &self.spec.methodology;
+        crate::signals::catalog::SIGNALS
+            .iter()
+            .map(|s| s.name.to_owned())
+            .chain(methodology.strategies.iter().map(|s| s.name.clone()))
+            .chain(methodology.ontology.nodes.iter().map(|n| n.name.clone()))
+            .filter(|t| t.contains('_') || t.contains('.'))
+            .collect()
+    }
+
+    /// Asks for a question and checks it; a reply that fails the check (or its contract) is
+    /// asked for once more, and a second failure is replaced by `template()`. Only a failed
+    /// call fails the stage.
+    pub(crate) async fn checked_question(
+        &self,
+        request: &LlmRequest,
+        turn: u32,
+        template: impl FnOnce() -> String,
+        events: &EventSink,
+    ) -> Result<AskedQuestion, PipelineError> {
+        let forbidden = self.forbidden_terms();
+        let forbidden: Vec<&str> = forbidden.iter().map(String::as_str).collect();
+        let mut calls = Vec::new();
+        let mut problems = Vec::new();
+        for attempt in 0..2 {
+            match self.ask_question(request, turn, events).await {
+                Ok((question, call)) => {
+                    calls.push(call);
+                    match crate::prompts::check_question(&question, &forbidden) {
+                        Ok(()) => {
+                            return Ok(AskedQuestion {
+                                text: question,
+                                calls,
+                                source: if attempt == 0 {
+                                    "model"
+                                } else {
+                                    "model, second try"
+                                }
+                                .to_owned(),
+                                from_model: true,
+                            });
+                        }
+                        Err(problem) => problems.push(problem.to_string()),
+                    }
+                }
+                Err(PipelineError::Contract { source, .. }) => problems.push(source.to_string()),
+                Err(e) => return Err(e),
+            }
+        }
+        let asked = AskedQuestion::template(template(), Some((&problems, calls)));
+        events.emit(Event::Warning {
+            message: format!(
+                "turn {turn}: asked the strategy's template question: {}",
+                asked.source
+            ),
+        });
+        Ok(asked)
+    }
+
     /// Streams a question, forwarding deltas as events, and checks the reply's contract.
     pub(crate) async fn ask_question(
         &self,
@@ -828,13 +934,52 @@ impl Drop for ScoringTask {
     }
 }
 
+/// A question ready to save, with the calls it took and where it came from.
+pub(crate) struct AskedQuestion {
+    pub text: String,
+    pub calls: Vec<CallRecord>,
+    pub source: String,
+    pub from_model: bool,
+}
+
+impl AskedQuestion {
+    /// A template question: there is no model (`failures` is `None`), or the model's replies
+    /// failed the check for the reasons given.
+    pub(crate) fn template(text: String, failures: Option<(&[String], Vec<CallRecord>)>) -> Self {
+        match failures {
+            None => Self {
+                text,
+                calls: Vec::new(),
+                source: "template (the provider has no model)".to_owned(),
+                from_model: false,
+            },
+            Some((problems, calls)) => Self {
+                text,
+                calls,
+                source: format!(
+                    "template (the model's questions failed the check: {})",
+                    problems.join("; ")
+                ),
+                from_model: false,
+            },
+        }
+    }
+}
+
+/// The rubric scores of a turn: a model call in flight, or (offline understanding) already
+/// scored by rule.
+pub(crate) enum Scoring {
+    Call(ScoringTask),
+    Ready(crate::domain::LlmScores),
+}
+
 /// One turn in progress.
 pub(crate) struct TurnRun {
     pub ctx: TurnContext,
     pub turn: u32,
     /// Checkpoint data beside the contracts (saved input, LLM scores, tracker before focus).
     pub extras: HashMap<Stage, Value>,
-    pub scoring: Option<ScoringTask>,
+    pub scoring: Option<Scoring>,
 }
 
 /// A checkpoint's stored form: the stage output, and the extra data some stages keep for a

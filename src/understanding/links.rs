@@ -268,7 +268,7 @@ mod tests {
 
     fn methodology(name: &str) -> Methodology {
         ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-            .methodology(name)
+            .methodology(name, &crate::signals::Catalog)
             .unwrap()
     }
 

@@ -11,7 +11,7 @@ use crate::srl;
 
 fn methodology(name: &str) -> Methodology {
     ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology(name)
+        .methodology(name, &crate::signals::Catalog)
         .unwrap()
 }
 

@@ -7,7 +7,8 @@
 //! between types whose examples are all far away.
 
 use crate::config::Methodology;
-use crate::embed::{EmbedError, Embedder, cosine};
+use crate::embed::{EmbedError, Embedder};
+use crate::graph::similarity::cosine;
 
 /// Weight of the closest example in a type's score: examples are phrased like labels, so
 /// they are the best evidence.
@@ -183,7 +184,8 @@ mod tests {
 
     fn mec() -> Methodology {
         let dir = crate::config::ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
-        dir.methodology("means_end_chain").unwrap()
+        dir.methodology("means_end_chain", &crate::signals::Catalog)
+            .unwrap()
     }
 
     #[test]

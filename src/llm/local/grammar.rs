@@ -2,7 +2,7 @@
 //! admits exactly one interrogative sentence, so a small model cannot leak prompt markup, list
 //! items or a second sentence into it.
 //!
-//! The sentence starts with a capital letter, has [`QUESTION_MIN_WORDS`] to
+//! The sentence starts with one of [`QUESTION_OPENERS`], has [`QUESTION_MIN_WORDS`] to
 //! [`QUESTION_MAX_WORDS`] words separated by single spaces, and ends with `?`. Words are made of
 //! letters, digits, apostrophes, quotes, commas, parentheses and a few symbols (`%`, `$`, `€`,
 //! `£`, `&`, `/`), with hyphens only inside a word; there is no newline, `#`, `*`, `:`, `;`,
@@ -23,6 +23,15 @@ pub const QUESTION_MAX_TOKENS: usize = 60;
 /// Longest word: longer runs are a model spelling out something that is not a word.
 const WORD_CHARS: usize = 24;
 
+/// How a question may begin: an interrogative, an auxiliary or one of a few lead-ins
+/// ("Thinking about …, what …?"). A 135M model otherwise starts by talking about its task
+/// ("I'm looking for a question …", "A question in this spirit …"), which no opener here allows.
+pub const QUESTION_OPENERS: &[&str] = &[
+    "What", "Why", "How", "When", "Where", "Which", "Who", "Could", "Can", "Would", "Do", "Does",
+    "Did", "Is", "Are", "Was", "Were", "Have", "Has", "In", "Thinking", "Looking", "You", "Tell",
+    "If",
+];
+
 /// Characters a word is made of (hyphens aside), as a regex class body; `/` is escaped
 /// because it ends a regex in Lark.
 const WORD_CLASS: &str = r#"\p{L}\p{N}'’"“”,()%$€£&\/"#;
@@ -34,7 +43,11 @@ pub fn one_question_grammar() -> String {
     let inner = WORD_CHARS - 2;
     // A word: one class character, optionally more (hyphens allowed) ending in one.
     let tail = format!("(?:[{class}\\-]{{0,{inner}}}[{class}])?");
-    let first = format!("\\p{{Lu}}{tail}");
+    // "What's", "How'd", "Who've": an opener with a contraction is still an opener.
+    let first = format!(
+        "(?:{})(?:['’](?:s|re|d|ll|ve))?",
+        QUESTION_OPENERS.join("|")
+    );
     let word = format!("[{class}]{tail}");
     let more_min = QUESTION_MIN_WORDS - 1;
     let more_max = QUESTION_MAX_WORDS - 1;
@@ -60,7 +73,10 @@ pub fn is_one_question(text: &str) -> bool {
     };
     (QUESTION_MIN_WORDS..=QUESTION_MAX_WORDS).contains(&words.len())
         && words.iter().all(|w| word_ok(w))
-        && body.chars().next().is_some_and(char::is_uppercase)
+        && words.first().is_some_and(|first| {
+            let stem = first.split(['\'', '’']).next().unwrap_or_default();
+            QUESTION_OPENERS.contains(&stem)
+        })
 }
 
 fn in_word_class(c: char) -> bool {
@@ -77,6 +93,8 @@ mod tests {
             "Why does oat milk matter to you?",
             "What makes a plant-based latte feel \"right\" in the morning, for you?",
             "Could you say more about café prices?",
+            "Thinking about mornings, what does oat milk change for you?",
+            "What's your take on oat milk these days?",
         ] {
             assert!(is_one_question(good), "{good}");
         }
@@ -91,6 +109,8 @@ mod tests {
             "Why does it matter?  Really?",
             "Role: why does oat milk matter?",
             "Why does oat -milk matter to you?",
+            "I'm looking for a question to explore oat milk?",
+            "A question in this spirit is a good one?",
         ] {
             assert!(!is_one_question(bad), "{bad}");
         }

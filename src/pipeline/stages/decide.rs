@@ -14,7 +14,7 @@ use crate::pipeline::contracts::{
     Alternative, ContinuationOutput, Focus, NodeRef, StateComputationOutput,
     StrategySelectionOutput,
 };
-use crate::pipeline::interview::{CallRecord, Interview, TurnRun, emit_call, llm_error};
+use crate::pipeline::interview::{CallRecord, Interview, Scoring, TurnRun, emit_call, llm_error};
 use crate::pipeline::{EventSink, PipelineError};
 use crate::scoring::{self, Selection};
 use crate::signals::DetectionInput;
@@ -163,7 +163,8 @@ impl Interview {
         });
         let id = self.world.session_id.clone();
         let tracker_json = tracker.persisted();
-        self.commit(run, output, Some(extra), &[call], |tx| {
+        let calls: Vec<CallRecord> = call.into_iter().collect();
+        self.commit(run, output, Some(extra), &calls, |tx| {
             tx.update_tracker(&id, &tracker_json)
         })?;
         self.world.tracker = tracker;
@@ -175,10 +176,14 @@ impl Interview {
         &self,
         run: &mut TurnRun,
         events: &EventSink,
-    ) -> Result<(crate::domain::LlmScores, CallRecord), PipelineError> {
-        let mut task = run.scoring.take().ok_or_else(|| {
+    ) -> Result<(crate::domain::LlmScores, Option<CallRecord>), PipelineError> {
+        let scoring = run.scoring.take().ok_or_else(|| {
             PipelineError::State("the LLM signal batch was never started".to_owned())
         })?;
+        let mut task = match scoring {
+            Scoring::Ready(scores) => return Ok((scores, None)),
+            Scoring::Call(task) => task,
+        };
         let request = task.1.clone();
         let response = match (&mut task.0).await {
             Ok(Ok(response)) => response,
@@ -203,10 +208,10 @@ impl Interview {
             })?;
         Ok((
             scores,
-            CallRecord {
+            Some(CallRecord {
                 role: Role::SignalScoring,
                 response,
-            },
+            }),
         ))
     }
 

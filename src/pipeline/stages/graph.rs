@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::config::Methodology;
+use crate::domain::Understanding;
 use crate::graph::canonical::{SlotContext, SlotUpdate, aggregate_edges};
 use crate::graph::discovery;
 use crate::graph::model::{KgNode, SlotMapping};
@@ -19,10 +20,14 @@ use crate::pipeline::contracts::{
 use crate::pipeline::ids::IdMinter;
 use crate::pipeline::interview::{CallRecord, Interview, TurnRun, llm_error};
 use crate::pipeline::{EventSink, PipelineError};
-use crate::prompts::{ExtractionInput, extraction_prompt, parse_extraction_reply};
+use crate::prompts::{
+    Extraction, ExtractionInput, Rejection, extraction_prompt, parse_extraction_reply,
+    rejection_feedback, screen_extraction,
+};
 use crate::srl::SrlAnalysis;
 use crate::store::StoreOps;
 use crate::time::now_rfc3339;
+use crate::understanding::{OfflineInput, TypeIndex, extract_offline, propose_slots_offline};
 
 /// Characters of SRL hints given to the extraction prompt.
 const SRL_HINT_CHARS: usize = 1_500;
@@ -92,7 +97,8 @@ fn describe_update(update: &SurfaceUpdate) -> String {
 
 impl Interview {
     /// Slot discovery for the turn's new nodes: proposals from one call covering every node
-    /// type (or from the offline clustering), all embedded in one pass, then integrated.
+    /// type (or, in offline understanding, from embedding clusters), all embedded in one pass,
+    /// then integrated.
     async fn discover(
         &self,
         turn: u32,
@@ -103,6 +109,13 @@ impl Interview {
         let mut calls = Vec::new();
         let proposals = if groups.is_empty() {
             Vec::new()
+        } else if self.spec.understanding == Understanding::Offline {
+            groups
+                .iter()
+                .flat_map(|(node_type, nodes)| {
+                    propose_slots_offline(node_type, nodes, &self.world.slots)
+                })
+                .collect()
         } else {
             let prompt = discovery::slot_prompt(&self.spec.methodology, &groups, &self.world.slots);
             let schema = Arc::new(crate::prompts::schema::slot_schema(&self.spec.methodology));
@@ -157,33 +170,48 @@ impl Interview {
     ) -> Result<String, PipelineError> {
         let saved = run.ctx.utterance_saving()?.clone();
         let srl = run.ctx.srl_preprocessing()?;
-        let hints = SrlAnalysis {
+        let analysis = SrlAnalysis {
             discourse_relations: srl.discourse_relations.clone(),
             srl_frames: srl.srl_frames.clone(),
             method: srl.status.clone(),
-        }
-        .hints(SRL_HINT_CHARS);
+        };
         let question = super::load::answered_question(&run.ctx)?;
-        let labels = &run.ctx.context_loading()?.recent_node_labels;
-        let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-        let prompt = extraction_prompt(&ExtractionInput {
-            methodology: &self.spec.methodology,
-            concept: &self.spec.concept,
-            answer: &saved.user_utterance,
-            question: &question,
-            existing_labels: &label_refs,
-            srl_hints: &hints,
-        });
-        let schema = crate::prompts::schema::extraction_schema(&self.spec.methodology);
-        let request = self
-            .prompt_request(Role::Extraction, prompt, run.turn)?
-            .with_schema(Arc::new(schema));
-        let call = self.call(&request, events).await?;
-        let extraction = parse_extraction_reply(&call.response.text, &self.spec.methodology)
-            .map_err(|source| PipelineError::Contract {
-                role: Role::Extraction,
-                source,
-            })?;
+        let (extraction, rejected, calls) = match self.spec.understanding {
+            Understanding::Offline => {
+                // The offline extractor is built on the parse; with stage 2.5 switched off it
+                // parses the answer itself (the hints are not stored then).
+                let analysis = if self.services.settings.enable_srl {
+                    analysis
+                } else {
+                    crate::srl::analyze(&saved.user_utterance)
+                };
+                let types = self.type_index()?;
+                let extraction = extract_offline(
+                    &OfflineInput {
+                        methodology: &self.spec.methodology,
+                        answer: &saved.user_utterance,
+                        question: &question,
+                        srl: &analysis,
+                    },
+                    &types,
+                    self.services.embedder.as_ref(),
+                )?;
+                let (kept, rejected) =
+                    screen_extraction(extraction, &saved.user_utterance, &self.spec.methodology);
+                (kept, rejected, Vec::new())
+            }
+            Understanding::Llm => {
+                self.extract_with_llm(run, &saved.user_utterance, &question, &analysis, events)
+                    .await?
+            }
+        };
+        if !rejected.is_empty() {
+            tracing::warn!(
+                turn = run.turn,
+                rejected = %rejected.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+                "extraction items rejected"
+            );
+        }
         let sourced = |id: &str| id.to_owned();
         let result = ExtractionResult {
             concepts: extraction
@@ -210,12 +238,81 @@ impl Interview {
             methodology: self.spec.methodology.method.name.clone(),
             timestamp: now_rfc3339(),
         };
-        let summary = format!(
+        let mut summary = format!(
             "{} concepts, {} relationships",
             output.concept_count, output.relationship_count
         );
-        self.commit(run, output, None, &[call], |_| Ok(()))?;
+        if !rejected.is_empty() {
+            let named: Vec<String> = rejected.iter().map(ToString::to_string).collect();
+            summary.push_str(&format!(", rejected: {}", named.join("; ")));
+        }
+        self.commit(run, output, None, &calls, |_| Ok(()))?;
         Ok(summary)
+    }
+
+    /// Stage 3 on the LLM: one call, the reply parsed and screened; when the screen rejects
+    /// anything, one more call with the reasons appended, whose screened reply is kept.
+    async fn extract_with_llm(
+        &self,
+        run: &TurnRun,
+        answer: &str,
+        question: &str,
+        analysis: &SrlAnalysis,
+        events: &EventSink,
+    ) -> Result<(Extraction, Vec<Rejection>, Vec<CallRecord>), PipelineError> {
+        let hints = analysis.hints(SRL_HINT_CHARS);
+        let labels = &run.ctx.context_loading()?.recent_node_labels;
+        let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let prompt = extraction_prompt(&ExtractionInput {
+            methodology: &self.spec.methodology,
+            concept: &self.spec.concept,
+            answer,
+            question,
+            existing_labels: &label_refs,
+            srl_hints: &hints,
+        });
+        let schema = Arc::new(crate::prompts::schema::extraction_schema(
+            &self.spec.methodology,
+        ));
+        let parse = |text: &str| {
+            parse_extraction_reply(text, &self.spec.methodology)
+                .map(|e| screen_extraction(e, answer, &self.spec.methodology))
+                .map_err(|source| PipelineError::Contract {
+                    role: Role::Extraction,
+                    source,
+                })
+        };
+        let request = self
+            .prompt_request(Role::Extraction, prompt.clone(), run.turn)?
+            .with_schema(Arc::clone(&schema));
+        let first = self.call(&request, events).await?;
+        let (kept, rejected) = parse(&first.response.text)?;
+        if rejected.is_empty() {
+            return Ok((kept, rejected, vec![first]));
+        }
+        let retry_prompt = crate::prompts::Prompt {
+            user: format!("{}\n\n{}", prompt.user, rejection_feedback(&rejected)),
+            ..prompt
+        };
+        let request = self
+            .prompt_request(Role::Extraction, retry_prompt, run.turn)?
+            .with_schema(schema);
+        let second = self.call(&request, events).await?;
+        let (kept, still_rejected) = parse(&second.response.text)?;
+        Ok((kept, still_rejected, vec![first, second]))
+    }
+
+    /// The methodology's node types embedded for offline typing, built on first use.
+    fn type_index(&mut self) -> Result<Arc<TypeIndex>, PipelineError> {
+        if let Some(index) = &self.type_index {
+            return Ok(Arc::clone(index));
+        }
+        let index = Arc::new(TypeIndex::build(
+            &self.spec.methodology,
+            self.services.embedder.as_ref(),
+        )?);
+        self.type_index = Some(Arc::clone(&index));
+        Ok(index)
     }
 
     /// Embeddings for the concepts that need one: a label that exactly matches a live node

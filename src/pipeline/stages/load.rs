@@ -8,7 +8,7 @@ use crate::llm::Role;
 use crate::pipeline::contracts::{
     ContextLoadingOutput, RecentUtterance, SrlPreprocessingOutput, UtteranceSavingOutput,
 };
-use crate::pipeline::interview::{Interview, ScoringTask, TurnRun};
+use crate::pipeline::interview::{Interview, Scoring, ScoringTask, TurnRun};
 use crate::pipeline::{PipelineError, TurnContext};
 use crate::store::StoreOps;
 
@@ -115,14 +115,22 @@ impl Interview {
         Ok(summary)
     }
 
-    /// Starts the LLM signal batch for the saved answer and the question it answers.
+    /// Starts the LLM signal batch for the saved answer and the question it answers; in
+    /// offline understanding, scores the rubrics by rule at once instead.
     pub(crate) fn start_signal_scoring(
         &self,
         ctx: &TurnContext,
         turn: u32,
-    ) -> Result<ScoringTask, PipelineError> {
+    ) -> Result<Scoring, PipelineError> {
         let answer = &ctx.utterance_saving()?.user_utterance;
         let question = answered_question(ctx)?;
+        if self.spec.understanding == crate::domain::Understanding::Offline {
+            return Ok(Scoring::Ready(crate::understanding::score_rubrics_offline(
+                &self.spec.rubrics,
+                &question,
+                answer,
+            )));
+        }
         let prompt = crate::signals::llm::batch_prompt(&self.spec.rubrics, &question, answer);
         let request = self
             .services
@@ -140,7 +148,7 @@ impl Interview {
         let llm = std::sync::Arc::clone(&self.services.llm);
         let req = request.clone();
         let handle = tokio::spawn(async move { llm.complete(&req).await });
-        Ok(ScoringTask(handle, request))
+        Ok(Scoring::Call(ScoringTask(handle, request)))
     }
 }
 

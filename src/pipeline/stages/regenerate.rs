@@ -72,9 +72,10 @@ impl Interview {
             &strategy.name,
         );
         let continuation = run.ctx.continuation()?.clone();
-        let (question, call) = self
+        let asked = self
             .generate_question(&run, &new_selection, !continuation.should_continue, events)
             .await?;
+        let question = asked.text;
         let previous_question = run
             .ctx
             .question_generation()
@@ -103,12 +104,18 @@ impl Interview {
             Some(override_record.clone()),
         );
         let tracker_json = tracker.to_json();
-        let usage = self.usage_row(turn, &call);
+        let usage: Vec<_> = asked
+            .calls
+            .iter()
+            .map(|c| self.usage_row(turn, c))
+            .collect();
         self.store.transaction(|tx| {
             tx.replace_utterance_text(&id, turn, Speaker::Interviewer, &question)?;
             tx.replace_scoring(&record)?;
             tx.update_session_state(&id, &state, &tracker_json)?;
-            tx.insert_llm_usage(&usage)?;
+            for row in &usage {
+                tx.insert_llm_usage(row)?;
+            }
             tx.put_checkpoint(
                 &id,
                 turn,

@@ -9,9 +9,13 @@ use crate::pipeline::contracts::{
     QuestionGenerationOutput, RecentUtterance, ResponseSavingOutput, ScoringPersistenceOutput,
     StrategySelectionOutput,
 };
+use crate::pipeline::interview::AskedQuestion;
 use crate::pipeline::interview::{Interview, TurnRun};
 use crate::pipeline::{EventSink, PipelineError, Stage};
-use crate::prompts::{FollowUpInput, Line, conversation_window, follow_up_prompt};
+use crate::prompts::{
+    FollowUpInput, Line, TemplateInput, compact_follow_up_prompt, conversation_window,
+    follow_up_prompt, render_template,
+};
 use crate::store::{ScoringRecord, SessionStatus, StoreOps};
 
 impl Interview {
@@ -24,28 +28,35 @@ impl Interview {
     ) -> Result<String, PipelineError> {
         let selection = run.ctx.strategy_selection()?.clone();
         let closing = !run.ctx.continuation()?.should_continue;
-        let (question, call) = self
+        let asked = self
             .generate_question(run, &selection, closing, events)
             .await?;
         let output = QuestionGenerationOutput {
-            question: question.clone(),
+            question: asked.text.clone(),
             strategy: selection.strategy.clone(),
             focus: selection.focus.clone(),
-            has_llm_fallback: true,
+            has_llm_fallback: asked.from_model,
+            question_source: asked.source.clone(),
         };
-        let summary = format!("{} chars, {}", question.chars().count(), selection.strategy);
-        self.commit(run, output, None, &[call], |_| Ok(()))?;
+        let summary = format!(
+            "{} chars, {}, {}",
+            asked.text.chars().count(),
+            selection.strategy,
+            asked.source
+        );
+        self.commit(run, output, None, &asked.calls, |_| Ok(()))?;
         Ok(summary)
     }
 
-    /// Builds the follow-up prompt for `selection` and asks the question model.
+    /// Builds the follow-up prompt for `selection` and asks the question model; the strategy's
+    /// template question stands in when there is no model or its replies fail the check.
     pub(crate) async fn generate_question(
         &self,
         run: &TurnRun,
         selection: &StrategySelectionOutput,
         closing: bool,
         events: &EventSink,
-    ) -> Result<(String, crate::pipeline::interview::CallRecord), PipelineError> {
+    ) -> Result<AskedQuestion, PipelineError> {
         let loaded = run.ctx.context_loading()?;
         let answer = &run.ctx.utterance_saving()?.user_utterance;
         let computed = run.ctx.state_computation()?;
@@ -56,23 +67,42 @@ impl Interview {
             self.services.settings.window_chars,
         );
         let strategy = self.strategy(&selection.strategy)?;
+        let focus_label = selection.focus.as_ref().map(|f| f.label.as_str());
+        let template = || {
+            render_template(&TemplateInput {
+                templates: &strategy.question_templates,
+                focus: focus_label,
+                topic: self.spec.concept.topic(),
+                turn: run.turn,
+                session_seed: &self.spec.concept.id,
+            })
+        };
+        if self.services.llm.is_modelless(Role::QuestionGeneration) {
+            return Ok(AskedQuestion::template(template(), None));
+        }
         let winner = selection
             .score_decomposition
             .iter()
             .find(|c| c.stage() == 1 && c.strategy == selection.strategy);
-        let prompt = follow_up_prompt(&FollowUpInput {
+        let input = FollowUpInput {
             methodology: &self.spec.methodology,
             concept: &self.spec.concept,
             strategy,
-            focus_label: selection.focus.as_ref().map(|f| f.label.as_str()),
+            focus_label,
             conversation: &conversation,
             graph: &computed.graph_state,
             signals: &selection.signals,
             winner,
             closing,
-        });
-        let request = self.prompt_request(Role::QuestionGeneration, prompt, run.turn)?;
-        self.ask_question(&request, run.turn, events).await
+        };
+        let prompt = if self.small_question_model() {
+            compact_follow_up_prompt(&input)
+        } else {
+            follow_up_prompt(&input)
+        };
+        let request = self.question_request(prompt, run.turn)?;
+        self.checked_question(&request, run.turn, template, events)
+            .await
     }
 
     /// Stage 9: the question, saved before it is shown (a session waiting for its respondent

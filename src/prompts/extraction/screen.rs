@@ -52,6 +52,13 @@ pub struct Rejection {
     pub reason: String,
 }
 
+impl std::fmt::Display for Rejection {
+    /// `concepts[2] "...": a placeholder, not a concept`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.item, self.reason)
+    }
+}
+
 /// Drops placeholder labels, quotes that are not in the answer and relationships left without
 /// an endpoint; names each rejection (see the module docs for the rules).
 pub fn screen_extraction(
@@ -206,7 +213,8 @@ mod tests {
 
     fn mec() -> Methodology {
         let dir = crate::config::ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
-        dir.methodology("means_end_chain").unwrap()
+        dir.methodology("means_end_chain", &crate::signals::Catalog)
+            .unwrap()
     }
 
     fn concept(label: &str, quote: &str) -> ExtractedConcept {

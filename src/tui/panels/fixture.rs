@@ -36,6 +36,7 @@ pub(crate) fn info() -> SessionInfo {
         max_turns: 10,
         provider: "scripted".into(),
         model: "script-1".into(),
+        understanding: "offline".into(),
         strategies: vec![
             StrategyInfo {
                 name: "deepen".into(),

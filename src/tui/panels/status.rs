@@ -256,13 +256,15 @@ mod tests {
     const LEFT: &str = " oat_milk · means_end_chain · phase mid · turn 3/10 ● ready";
 
     #[test]
-    fn concept_methodology_phase_turn_activity_provider_and_usage() {
+    fn concept_methodology_phase_turn_activity_mode_and_usage() {
         let app = fixture::app(Mode::Respondent);
-        let line = bar(&app, 120);
+        let line = bar(&app, 160);
         assert!(line.starts_with(LEFT), "{line}");
         // The snapshot's usage: 1,000 in + 234 out.
         assert!(
-            line.ends_with("   scripted/script-1 · 1,234 tok · $0.0012"),
+            line.ends_with(
+                "   offline understanding · scripted question model (script-1) · 1,234 tok · $0.0012"
+            ),
             "{line}"
         );
     }

@@ -46,7 +46,9 @@ const EXCHANGE: &str = "Interviewer: Which pair do you use most days?\nResponden
 
 #[test]
 fn prompts_stay_under_the_token_bound_in_the_worst_case() {
-    let methodologies = all(FileKind::Methodology, |d, id| d.methodology(id).unwrap());
+    let methodologies = all(FileKind::Methodology, |d, id| {
+        d.methodology(id, &crate::signals::Catalog).unwrap()
+    });
     let concepts = all(FileKind::Concept, |d, id| d.concept(id).unwrap());
     let long_question = format!(
         "Interviewer: {}?",
@@ -81,7 +83,9 @@ fn prompts_stay_under_the_token_bound_in_the_worst_case() {
 #[test]
 fn follow_up_carries_topic_exchange_intent_focus_and_an_example() {
     let (m, c) = (
-        config().methodology("means_end_chain").unwrap(),
+        config()
+            .methodology("means_end_chain", &crate::signals::Catalog)
+            .unwrap(),
         config().concept("headphones").unwrap(),
     );
     let deepen = m.strategy("deepen").unwrap();
@@ -138,7 +142,9 @@ fn follow_up_carries_topic_exchange_intent_focus_and_an_example() {
 
 #[test]
 fn nothing_a_small_model_could_copy_into_its_question() {
-    let methodologies = all(FileKind::Methodology, |d, id| d.methodology(id).unwrap());
+    let methodologies = all(FileKind::Methodology, |d, id| {
+        d.methodology(id, &crate::signals::Catalog).unwrap()
+    });
     let c = config().concept("oat_milk").unwrap();
     for m in &methodologies {
         let mut prompts = vec![compact_opening_prompt(m, &c)];
@@ -180,7 +186,9 @@ fn nothing_a_small_model_could_copy_into_its_question() {
 
 #[test]
 fn intent_is_one_plain_sentence() {
-    let m = config().methodology("means_end_chain").unwrap();
+    let m = config()
+        .methodology("means_end_chain", &crate::signals::Catalog)
+        .unwrap();
     // A situation sentence is skipped for the one that says what to do.
     let clarify = intent(&m.strategy("clarify").unwrap().description, Some("creamy"));
     assert!(
@@ -233,7 +241,9 @@ fn the_last_exchange_is_read_from_the_window() {
 #[test]
 fn opening_carries_topic_and_method_intent() {
     let (m, c) = (
-        config().methodology("critical_incident").unwrap(),
+        config()
+            .methodology("critical_incident", &crate::signals::Catalog)
+            .unwrap(),
         config().concept("ev_charging_incident").unwrap(),
     );
     let p = compact_opening_prompt(&m, &c);

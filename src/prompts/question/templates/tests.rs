@@ -15,7 +15,7 @@ fn methodologies() -> Vec<Methodology> {
     let dir = config();
     dir.ids(FileKind::Methodology)
         .iter()
-        .map(|id| dir.methodology(id).unwrap())
+        .map(|id| dir.methodology(id, &crate::signals::Catalog).unwrap())
         .collect()
 }
 

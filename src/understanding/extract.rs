@@ -97,11 +97,15 @@ pub fn extract_offline_in_context(
     }
     let labels: Vec<&str> = found.list.iter().map(|p| p.label.as_str()).collect();
     let vectors = embedder.embed(&labels)?;
-    let typed: Vec<Option<TypeMatch>> = vectors.iter().map(|v| types.classify(v)).collect();
+    let matches: Vec<Option<TypeMatch>> = vectors
+        .iter()
+        .zip(&found.list)
+        .map(|(v, p)| types.classify_shaped(v, p.shape))
+        .collect();
     // Drop the topic phrases and untyped ones, remapping the causal pairs.
     let mut index_of = vec![None; found.list.len()];
     let mut kept: Vec<(Phrase, TypeMatch)> = Vec::new();
-    for (i, (phrase, typed)) in found.list.drain(..).zip(typed).enumerate() {
+    for (i, (phrase, typed)) in found.list.drain(..).zip(matches).enumerate() {
         if let (true, Some(t), Some(slot)) = (
             keep.get(i).copied().unwrap_or(false),
             typed,
@@ -161,7 +165,7 @@ fn assemble(
         .zip(&finals)
         .map(|((phrase, _), (_, node_type))| Node {
             phrase,
-            node_type,
+            type_name: node_type,
             level: level(node_type),
         })
         .collect();
@@ -238,7 +242,7 @@ fn probe_link(
         .zip(finals)
         .filter(|(n, (label, _))| n.level > known_level && norm(label) != norm(known.label))
         .find_map(|(n, (label, _))| {
-            let edge = links::reason_edge(input.methodology, known.node_type, n.node_type)?;
+            let edge = links::reason_edge(input.methodology, known.node_type, n.type_name)?;
             Some(ExtractedRelationship {
                 source: known.label.to_owned(),
                 target: label.clone(),

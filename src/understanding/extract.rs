@@ -95,22 +95,26 @@ pub fn extract_offline_in_context(
     if keep.iter().all(|k| !k) {
         return Ok(Extraction::default());
     }
-    let labels: Vec<&str> = found.list.iter().map(|p| p.label.as_str()).collect();
-    let vectors = embedder.embed(&labels)?;
-    let matches: Vec<Option<TypeMatch>> = vectors
+    // One model call for every phrase that is not the topic itself.
+    let labels: Vec<&str> = found
+        .list
         .iter()
-        .zip(&found.list)
-        .map(|(v, p)| types.classify_shaped(v, p.shape))
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| p.label.as_str())
         .collect();
+    let mut vectors = embedder.embed(&labels)?.into_iter();
     // Drop the topic phrases and untyped ones, remapping the causal pairs.
     let mut index_of = vec![None; found.list.len()];
     let mut kept: Vec<(Phrase, TypeMatch)> = Vec::new();
-    for (i, (phrase, typed)) in found.list.drain(..).zip(matches).enumerate() {
-        if let (true, Some(t), Some(slot)) = (
-            keep.get(i).copied().unwrap_or(false),
-            typed,
-            index_of.get_mut(i),
-        ) {
+    for (i, phrase) in found.list.drain(..).enumerate() {
+        if !keep.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let best = vectors
+            .next()
+            .and_then(|v| types.classify_shaped(&v, phrase.shape));
+        if let (Some(t), Some(slot)) = (best, index_of.get_mut(i)) {
             *slot = Some(kept.len());
             kept.push((phrase, t));
         }

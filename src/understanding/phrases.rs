@@ -21,6 +21,14 @@
 //! "once", "while", "until", "before" or "after" clause ("once it's open"). Labels are
 //! normalised per the naming conventions ([`label`]); the quote is always the answer's bytes
 //! from the phrase's first to its last word, so it is an exact substring.
+//!
+//! # Limits
+//!
+//! Everything rests on the rule-based SRL: where it misreads a sentence ("the app kept timing
+//! out" has no particle, "ended up ringing the helpline" loses its object), the phrase is cut
+//! or missing. Pronoun subjects are never resolved ("that helps me …" links nothing), and a
+//! link between sentences needs a connective; `tests/corpus/extraction.yaml` measures how
+//! often this matters.
 
 mod label;
 mod reader;

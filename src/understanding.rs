@@ -6,7 +6,8 @@
 //!   and tagged words, typed by `MiniLM` similarity against a [`TypeIndex`] of the
 //!   methodology's node types, linked by connectives and causative verbs where the ontology
 //!   permits; returns a [`prompts::Extraction`](crate::prompts::Extraction) whose quotes are
-//!   byte slices of the answer;
+//!   byte slices of the answer. [`extract_offline_in_context`] also takes the interview topic
+//!   (not a concept on its own) and the graph's concepts (labels reused, probes linked);
 //! - [`score_rubrics_offline`] (stage 6, the LLM signal pool): each rubric scored 1–5 by a
 //!   stated rule over counts of the answer's words, links, hedges, details, affect and
 //!   reflection, the rationale naming the rule;

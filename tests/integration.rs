@@ -32,3 +32,4 @@ mod simulate;
 mod store;
 mod tui_app;
 mod tui_snapshots;
+mod understanding_corpus;

@@ -111,6 +111,12 @@ pub fn verb_lemma(word: &str) -> String {
     lexicon::lemma(&word.to_lowercase())
 }
 
+/// Whether `word` is a form of a verb in the lexicon ("froths", "saves", "seen"), whatever
+/// its part of speech in a given sentence.
+pub fn is_known_verb(word: &str) -> bool {
+    lexicon::verb(&word.to_lowercase()).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +147,23 @@ mod tests {
         let words = tag_words("I stopped due to the price.");
         let due = words.iter().find(|w| w.norm == "due");
         assert_eq!(due.map(|w| w.class), Some(WordClass::Preposition));
+    }
+
+    #[test]
+    fn clock_times_are_one_number() {
+        let words = tag_words("I missed the 8:10 train.");
+        assert!(
+            words
+                .iter()
+                .any(|w| w.norm == "8:10" && w.class == WordClass::Number)
+        );
+    }
+
+    #[test]
+    fn known_verbs_in_any_form() {
+        assert!(is_known_verb("Saves"));
+        assert!(is_known_verb("seen"));
+        assert!(!is_known_verb("texture"));
     }
 
     #[test]

@@ -151,7 +151,8 @@ fn tokenize(text: &str) -> Vec<Token> {
                 || match next {
                     '\'' | '\u{2019}' => after.is_some_and(char::is_alphabetic),
                     '-' => after.is_some_and(char::is_alphanumeric),
-                    '.' | ',' => numeric && after.is_some_and(|a| a.is_ascii_digit()),
+                    // "3.5", "1,000", and clock times: "the 8:10 train".
+                    '.' | ',' | ':' => numeric && after.is_some_and(|a| a.is_ascii_digit()),
                     _ => false,
                 };
             if !joins {

@@ -112,7 +112,7 @@ const ADJECTIVE: &str = "\
     unlikely lonely ugly nervous anxious scared afraid glad fine okay ok awesome amazing \
     terrible awful horrible perfect decent smooth rich thick thin light dark black white wrong \
     right real main whole own extra electric wireless environmental used overwhelmed stressed \
-    lost familiar unfamiliar";
+    lost familiar unfamiliar high low";
 
 /// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
 pub(super) fn is_adjective(word: &str) -> bool {

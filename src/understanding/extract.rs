@@ -95,18 +95,26 @@ pub fn extract_offline_in_context(
     if keep.iter().all(|k| !k) {
         return Ok(Extraction::default());
     }
-    let labels: Vec<&str> = found.list.iter().map(|p| p.label.as_str()).collect();
-    let vectors = embedder.embed(&labels)?;
-    let typed: Vec<Option<TypeMatch>> = vectors.iter().map(|v| types.classify(v)).collect();
+    // One model call for every phrase that is not the topic itself.
+    let labels: Vec<&str> = found
+        .list
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| p.label.as_str())
+        .collect();
+    let mut vectors = embedder.embed(&labels)?.into_iter();
     // Drop the topic phrases and untyped ones, remapping the causal pairs.
     let mut index_of = vec![None; found.list.len()];
     let mut kept: Vec<(Phrase, TypeMatch)> = Vec::new();
-    for (i, (phrase, typed)) in found.list.drain(..).zip(typed).enumerate() {
-        if let (true, Some(t), Some(slot)) = (
-            keep.get(i).copied().unwrap_or(false),
-            typed,
-            index_of.get_mut(i),
-        ) {
+    for (i, phrase) in found.list.drain(..).enumerate() {
+        if !keep.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let best = vectors
+            .next()
+            .and_then(|v| types.classify_shaped(&v, phrase.shape));
+        if let (Some(t), Some(slot)) = (best, index_of.get_mut(i)) {
             *slot = Some(kept.len());
             kept.push((phrase, t));
         }
@@ -161,7 +169,7 @@ fn assemble(
         .zip(&finals)
         .map(|((phrase, _), (_, node_type))| Node {
             phrase,
-            node_type,
+            type_name: node_type,
             level: level(node_type),
         })
         .collect();
@@ -238,7 +246,7 @@ fn probe_link(
         .zip(finals)
         .filter(|(n, (label, _))| n.level > known_level && norm(label) != norm(known.label))
         .find_map(|(n, (label, _))| {
-            let edge = links::reason_edge(input.methodology, known.node_type, n.node_type)?;
+            let edge = links::reason_edge(input.methodology, known.node_type, n.type_name)?;
             Some(ExtractedRelationship {
                 source: known.label.to_owned(),
                 target: label.clone(),

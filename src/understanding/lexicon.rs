@@ -15,7 +15,7 @@ const FILLER_VERBS: &str = "think guess suppose reckon know mean say cover suppo
 /// Verbs whose object is the concept and the verb itself adds nothing to a label: "it has a
 /// smooth mouthfeel" is the attribute "smooth mouthfeel".
 const LIGHT_VERBS: &str = "be have like love prefer enjoy use buy get choose pick drink want \
-    need hate dislike find";
+    need hate dislike find give";
 
 /// Verbs that say their subject brings about their object ("X makes Y", "X helps me Y"): a
 /// causal link inside one clause.
@@ -24,7 +24,7 @@ const CAUSATIVE_VERBS: &str = "make help let allow enable mean cause give keep s
 
 /// Causative verbs that also say what happens ("keeps me full", "saves money"): their phrase
 /// is a concept of its own, unlike "makes" or "helps".
-const CONTENT_CAUSATIVES: &str = "keep save stop prevent give";
+const CONTENT_CAUSATIVES: &str = "keep save stop prevent";
 
 /// Verbs whose description is the point: "feel less guilty", "tastes better".
 const LINKING_VERBS: &str = "feel taste seem look sound smell become stay";
@@ -157,7 +157,7 @@ pub(super) const CLOSING_PHRASES: [&str; 9] = [
 const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it its he him his \
     she her this that these those there here one ones thing things stuff lot bit way kind \
     sort something anything everything nothing someone everyone people yeah yes no ok okay \
-    well um uh er like time times";
+    well um uh er like time times end";
 
 fn listed(list: &str, word: &str) -> bool {
     list.split_whitespace().any(|w| w == word)

@@ -36,7 +36,7 @@ pub(super) const PROBE_CONFIDENCE: f64 = 0.6;
 #[derive(Debug, Clone)]
 pub(super) struct Node<'a> {
     pub phrase: &'a Phrase,
-    pub node_type: &'a str,
+    pub type_name: &'a str,
     pub level: u32,
 }
 
@@ -197,8 +197,8 @@ fn decide(
         let (source, target) = (nodes.get(s)?, nodes.get(t)?);
         let edge = choose_edge(
             methodology,
-            source.node_type,
-            target.node_type,
+            source.type_name,
+            target.type_name,
             kind,
             marker,
         )?;

@@ -157,8 +157,8 @@ pub(super) fn snake_case(label: &str) -> String {
     }
     let mut name: String = name.trim_end_matches('_').to_owned();
     if name.chars().count() > MAX_SLOT_NAME_CHARS {
-        name = name.chars().take(MAX_SLOT_NAME_CHARS).collect();
-        name = name.trim_end_matches('_').to_owned();
+        let cut: String = name.chars().take(MAX_SLOT_NAME_CHARS).collect();
+        cut.trim_end_matches('_').clone_into(&mut name);
     }
     if name.is_empty() {
         "concept".to_owned()

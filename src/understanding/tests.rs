@@ -28,10 +28,10 @@ struct TableEmbedder {
 impl TableEmbedder {
     fn new(m: &Methodology, table: &[(&str, &str)]) -> Self {
         let types: Vec<&str> = m.ontology.nodes.iter().map(|n| n.name.as_str()).collect();
-        let axis = |t: &str| types.iter().position(|n| *n == t).unwrap();
+        let index_of = |t: &str| types.iter().position(|n| *n == t).unwrap();
         let table = table
             .iter()
-            .map(|(phrase, t)| ((*phrase).to_owned(), axis(t)))
+            .map(|(phrase, t)| ((*phrase).to_owned(), index_of(t)))
             .collect();
         let mut axes: Vec<(String, usize)> = Vec::new();
         for (i, n) in m.ontology.nodes.iter().enumerate() {
@@ -75,7 +75,7 @@ impl Embedder for TableEmbedder {
             .collect())
     }
 
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "table"
     }
 }
@@ -309,4 +309,45 @@ fn relationships_only_where_the_ontology_permits() {
     let answer = "I want freedom because it gives me self-respect.";
     let e = extract(&m, &embedder, "", answer, &TurnContext::default());
     assert!(e.relationships.is_empty(), "{e:?}");
+}
+
+proptest::proptest! {
+    /// Whatever the respondent types, extraction returns quotes that are slices of the answer,
+    /// non-empty labels, links between its own concepts, and passes the shared screen.
+    #[test]
+    fn any_answer_yields_a_screened_extraction(
+        parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "I", "it", "the", "creamy", "texture", "because", "so", "which means", "not",
+                "feel", "less", "guilty", "makes", "me", "a bit", "high", ",", ".", "\n",
+                "café", "8:10", "when", "once", "was", "being", "patient", "like", "than",
+                "don't", "ça", "🙂", "  ", "keeps", "saves", "money", "matters", "?",
+            ]),
+            0..40,
+        )
+    ) {
+        let answer = parts.join(" ");
+        let m = methodology("means_end_chain");
+        let embedder = TableEmbedder::new(&m, &[("creamy", "attribute"), ("guilty", "psychosocial_consequence")]);
+        let e = extract(&m, &embedder, "Why?", &answer, &TurnContext::default());
+        for c in &e.concepts {
+            proptest::prop_assert!(!c.label.trim().is_empty());
+            proptest::prop_assert!(answer.contains(&c.source_quote) && !c.source_quote.is_empty());
+        }
+        let type_of = |label: &str| {
+            e.concepts
+                .iter()
+                .find(|c| c.label == label)
+                .map(|c| c.node_type.as_str())
+        };
+        for r in &e.relationships {
+            let (Some(s), Some(t)) = (type_of(&r.source), type_of(&r.target)) else {
+                return Err(proptest::test_runner::TestCaseError::fail(format!("{r:?}")));
+            };
+            proptest::prop_assert!(m.permits(&r.edge_type, s, t), "{:?}", r);
+        }
+        let (screened, rejections) = screen_extraction(e.clone(), &answer, &m);
+        proptest::prop_assert!(rejections.is_empty(), "{:?}", rejections);
+        proptest::prop_assert_eq!(screened, e);
+    }
 }

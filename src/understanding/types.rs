@@ -9,6 +9,9 @@
 use crate::config::Methodology;
 use crate::embed::{EmbedError, Embedder};
 use crate::graph::similarity::cosine;
+use crate::srl::{self, WordClass};
+
+use super::phrases::Shape;
 
 /// Weight of the closest example in a type's score: examples are phrased like labels, so
 /// they are the best evidence.
@@ -20,6 +23,11 @@ const EXAMPLE_PAIR_WEIGHT: f32 = 0.15;
 const DESCRIPTION_WEIGHT: f32 = 0.2;
 /// Weight of the type's name ("functional consequence").
 const NAME_WEIGHT: f32 = 0.1;
+/// Weight of shape agreement: the share of a type's examples shaped like the phrase (noun
+/// phrase, verb phrase, "being …"). Similarities of short phrases to the types differ by a few
+/// hundredths, so this settles close calls (a verb phrase is rarely an attribute) without
+/// overriding a clear semantic match.
+const SHAPE_WEIGHT: f32 = 0.06;
 
 /// One node type's embedded description.
 #[derive(Debug, Clone)]
@@ -32,6 +40,49 @@ struct TypeEntry {
     /// The first word every example shares ("being" for instrumental values), which the
     /// naming convention then asks of every label of the type.
     prefix: Option<String>,
+    /// Share of the examples that are noun phrases, verb phrases and "being" phrases.
+    shapes: [f32; 3],
+}
+
+fn shape_slot(shape: Shape) -> usize {
+    match shape {
+        Shape::Nominal => 0,
+        Shape::Verbal => 1,
+        Shape::Being => 2,
+    }
+}
+
+/// The shape of an example phrase read in isolation, where the tagger cannot tell a leading
+/// verb by its position: a known verb form counts as a verb.
+fn example_shape(example: &str) -> Shape {
+    let words = srl::tag_words(example);
+    let Some(first) = words.first() else {
+        return Shape::Nominal;
+    };
+    let verb_at = |w: &srl::TaggedWord| {
+        matches!(w.class, WordClass::Verb | WordClass::Auxiliary) || srl::is_known_verb(&w.norm)
+    };
+    if first.norm == "being" {
+        Shape::Being
+    } else if verb_at(first)
+        || (first.class == WordClass::Negation && words.get(1).is_some_and(verb_at))
+    {
+        Shape::Verbal
+    } else {
+        Shape::Nominal
+    }
+}
+
+/// Shares of the three shapes among `examples` (all zero without examples).
+fn shape_shares(examples: &[String]) -> [f32; 3] {
+    let mut counts = [0_u32; 3];
+    for e in examples {
+        if let Some(c) = counts.get_mut(shape_slot(example_shape(e))) {
+            *c += 1;
+        }
+    }
+    let total = counts.iter().sum::<u32>().max(1) as f32;
+    counts.map(|c| c as f32 / total)
 }
 
 /// Examples a type needs before a first word they all share counts as a naming rule.
@@ -95,6 +146,7 @@ impl TypeIndex {
                 description_vec,
                 example_vecs,
                 prefix: shared_first_word(&node.examples),
+                shapes: shape_shares(&node.examples),
             });
         }
         Ok(Self { entries })
@@ -109,24 +161,32 @@ impl TypeIndex {
         self.entries.is_empty()
     }
 
-    /// `label` as the type's naming convention wants it: prefixed with the first word all of
-    /// the type's examples share ("patient with my kids" → "being patient with my kids"),
-    /// unless it already starts with it.
+    /// `label` as the type's naming convention wants it: a noun or adjective phrase prefixed
+    /// with the first word all of the type's examples share ("patient with my kids" →
+    /// "being patient with my kids"). Verb phrases and labels that already start with it are
+    /// left alone.
     pub fn conventional_label(&self, node_type: &str, label: &str) -> String {
         let prefix = self
             .entries
             .iter()
             .find(|e| e.name == node_type)
             .and_then(|e| e.prefix.as_deref());
+        let first = label.split_whitespace().next();
+        let verbal = first.is_some_and(srl::is_known_verb);
         match prefix {
-            Some(p) if label.split_whitespace().next() != Some(p) => format!("{p} {label}"),
+            Some(p) if first != Some(p) && !verbal => format!("{p} {label}"),
             _ => label.to_owned(),
         }
     }
 
     /// The best type for an embedded phrase, or `None` when the index holds no type.
     pub fn classify(&self, phrase: &[f32]) -> Option<TypeMatch> {
-        self.classify_among(phrase, |_| true)
+        self.rank(phrase, None, |_| true)
+    }
+
+    /// [`TypeIndex::classify`] with the phrase's grammatical shape weighed in.
+    pub(super) fn classify_shaped(&self, phrase: &[f32], shape: Shape) -> Option<TypeMatch> {
+        self.rank(phrase, Some(shape), |_| true)
     }
 
     /// The best type for an embedded phrase among the types `allowed` accepts by name.
@@ -135,11 +195,24 @@ impl TypeIndex {
         phrase: &[f32],
         allowed: impl Fn(&str) -> bool,
     ) -> Option<TypeMatch> {
+        self.rank(phrase, None, allowed)
+    }
+
+    fn rank(
+        &self,
+        phrase: &[f32],
+        shape: Option<Shape>,
+        allowed: impl Fn(&str) -> bool,
+    ) -> Option<TypeMatch> {
         let mut scored: Vec<(&TypeEntry, f32)> = self
             .entries
             .iter()
             .filter(|e| allowed(&e.name))
-            .map(|e| (e, score(e, phrase)))
+            .map(|e| {
+                let agreement =
+                    shape.map_or(0.0, |s| e.shapes.get(shape_slot(s)).copied().unwrap_or(0.0));
+                (e, score(e, phrase) + SHAPE_WEIGHT * agreement)
+            })
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
         let mut ranked = scored.into_iter();
@@ -218,5 +291,23 @@ mod tests {
             "being responsible"
         );
         assert_eq!(index.conventional_label("attribute", "creamy"), "creamy");
+        assert_eq!(
+            index.conventional_label("instrumental_value", "sound professional"),
+            "sound professional",
+            "a verb phrase is not forced into the being form"
+        );
+    }
+
+    #[test]
+    fn example_shapes_come_from_the_yaml() {
+        let m = mec();
+        let shares = |name: &str| shape_shares(&m.node_type(name).unwrap().examples);
+        assert_eq!(shares("instrumental_value"), [0.0, 0.0, 1.0]);
+        assert!(
+            shares("functional_consequence")[1] >= 0.8,
+            "{:?}",
+            shares("functional_consequence")
+        );
+        assert!(shares("attribute")[0] >= 0.8, "{:?}", shares("attribute"));
     }
 }

@@ -1,0 +1,198 @@
+//! Turning a run of tagged words into a label that follows the naming conventions, and a quote
+//! that is the answer's own bytes.
+
+use std::ops::Range;
+
+use crate::srl::{TaggedWord, WordClass};
+
+use super::super::lexicon;
+use super::{Origin, Phrase, Reader, Shape};
+
+/// Longest label in words: the naming conventions ask for 2–5, and a verb phrase with its
+/// object and context needs a little more ("start the day in a good mood"). A longer phrase
+/// loses its trailing parts first, so labels end on a whole phrase.
+const MAX_LABEL_WORDS: usize = 7;
+
+/// Words too generic to stand as a concept on their own ("main thing", "whole way").
+const GENERIC_MODIFIERS: &str = "main whole same other only real first last certain \
+    particular more most much many few little big";
+
+impl Reader<'_> {
+    /// The phrase made of the words of `parts` (word ranges), normalised. `verb` holds the
+    /// word indices of a predicate, kept even when they are auxiliaries ("do my bit").
+    /// Trailing parts are dropped while the label is longer than [`MAX_LABEL_WORDS`].
+    pub(super) fn phrase(
+        &self,
+        parts: &[Range<usize>],
+        verb: Range<usize>,
+        origin: Origin,
+    ) -> Option<Phrase> {
+        let mut parts: Vec<Range<usize>> = parts.to_vec();
+        parts.sort_by_key(|r| r.start);
+        loop {
+            let mut indices: Vec<usize> = parts.iter().flat_map(Clone::clone).collect();
+            indices.sort_unstable();
+            indices.dedup();
+            let kept = self.label_words(&indices, &verb);
+            if kept.len() <= MAX_LABEL_WORDS || parts.len() <= 1 {
+                let kept: Vec<usize> = kept.into_iter().take(MAX_LABEL_WORDS).collect();
+                return self.finish(&self.trim_dangling(kept), origin);
+            }
+            parts.pop();
+        }
+    }
+
+    fn finish(&self, kept: &[usize], origin: Origin) -> Option<Phrase> {
+        let first = *kept.first()?;
+        let last = *kept.last()?;
+        let words: Vec<String> = kept
+            .iter()
+            .filter_map(|&i| self.word(i))
+            .map(|w| w.norm.clone())
+            .collect();
+        if !worth_a_concept(&words) {
+            return None;
+        }
+        let start = self.word(first)?.start;
+        let end = self.word(last)?.end;
+        self.answer.get(start..end)?;
+        let head = self.word(first)?;
+        let shape = if head.norm == "being" {
+            Shape::Being
+        } else if matches!(head.class, WordClass::Verb | WordClass::Auxiliary)
+            || (head.class == WordClass::Negation
+                && self
+                    .word(first + 1)
+                    .is_some_and(|n| matches!(n.class, WordClass::Verb | WordClass::Auxiliary)))
+        {
+            Shape::Verbal
+        } else {
+            Shape::Nominal
+        };
+        Some(Phrase {
+            label: words.join(" "),
+            start,
+            end,
+            origin,
+            shape,
+            words,
+        })
+    }
+
+    /// The indices of `indices` that belong in a label: comparison tails cut ("better than
+    /// dairy" → "better"), "a bit" and "a lot of" dropped, then [`keeps`] per word.
+    fn label_words(&self, indices: &[usize], verb: &Range<usize>) -> Vec<usize> {
+        let mut kept: Vec<usize> = Vec::new();
+        let mut previous: Option<&TaggedWord> = None;
+        for &i in indices {
+            let Some(w) = self.word(i) else { continue };
+            let comparison_tail = matches!(w.norm.as_str(), "than" | "like" | "unlike")
+                && previous
+                    .is_some_and(|p| matches!(p.class, WordClass::Adjective | WordClass::Adverb));
+            if comparison_tail {
+                break;
+            }
+            previous = Some(w);
+            if self.is_quantity_hedge(i) {
+                continue;
+            }
+            if verb.contains(&i) || keeps(w, kept.is_empty()) {
+                kept.push(i);
+            }
+        }
+        kept
+    }
+
+    /// Word `i` belongs to "a bit", "a little" or "a lot (of)" used as a degree.
+    pub(super) fn is_quantity_hedge(&self, i: usize) -> bool {
+        let norm = |k: usize| self.word(k).map_or("", |w| w.norm.as_str());
+        let quantity = |k: usize| matches!(norm(k), "bit" | "little" | "lot");
+        let degree_after = |k: usize| {
+            self.word(k).is_none_or(|w| {
+                matches!(w.class, WordClass::Adjective | WordClass::Adverb)
+                    || matches!(w.norm.as_str(), "of" | "more" | "less")
+                    || w.clause_break
+                    || w.class == WordClass::Punctuation
+            })
+        };
+        // "a bit" and "a lot" are always a degree; "a little" only before a description ("a
+        // little sweet", not "a little treat").
+        let hedged = |k: usize| match norm(k) {
+            "bit" | "lot" => true,
+            "little" => degree_after(k + 1),
+            _ => false,
+        };
+        match norm(i) {
+            "a" => quantity(i + 1) && hedged(i + 1),
+            "bit" | "little" | "lot" => {
+                i.checked_sub(1).is_some_and(|p| norm(p) == "a") && hedged(i)
+            }
+            "of" => {
+                i.checked_sub(2).is_some_and(|p| norm(p) == "a")
+                    && i.checked_sub(1).is_some_and(|p| norm(p) == "lot")
+            }
+            _ => false,
+        }
+    }
+
+    /// Drops trailing prepositions, determiners, conjunctions and a dangling "not".
+    fn trim_dangling(&self, mut kept: Vec<usize>) -> Vec<usize> {
+        while let Some(&last) = kept.last() {
+            let dangling = self.word(last).is_none_or(|w| {
+                !lexicon::is_degree_word(&w.norm)
+                    && matches!(
+                        w.class,
+                        WordClass::Preposition
+                            | WordClass::Determiner
+                            | WordClass::Conjunction
+                            | WordClass::Infinitive
+                            | WordClass::Subordinator
+                    )
+                    || w.norm == "not"
+            });
+            if !dangling {
+                break;
+            }
+            kept.pop();
+        }
+        kept
+    }
+}
+
+/// Whether word `w` belongs in a label; `at_start` when no word has been kept yet. Leading
+/// determiners, possessives and prepositions go, and so do pronouns other than an object
+/// ("keeps me full"), auxiliaries other than "being", hedges, intensifiers and punctuation.
+fn keeps(w: &TaggedWord, at_start: bool) -> bool {
+    let norm = w.norm.as_str();
+    match w.class {
+        WordClass::Punctuation | WordClass::Subordinator => false,
+        WordClass::Negation => true,
+        WordClass::Auxiliary => norm == "being",
+        WordClass::Pronoun => !at_start && matches!(norm, "me" | "us" | "them" | "myself"),
+        WordClass::Determiner => {
+            norm == "no" || (!at_start && !matches!(norm, "this" | "that" | "these" | "those"))
+        }
+        WordClass::Conjunction | WordClass::Infinitive | WordClass::Preposition => !at_start,
+        WordClass::Adverb => !lexicon::is_intensifier(norm) && !lexicon::is_hedge(norm),
+        WordClass::Adjective
+        | WordClass::Verb
+        | WordClass::Noun
+        | WordClass::Number
+        | WordClass::Particle => {
+            !lexicon::is_intensifier(norm) && !lexicon::is_hedge(norm) && norm != "'s"
+        }
+    }
+}
+
+/// A label carries content: at least one word that is neither empty nor a generic modifier.
+pub(super) fn worth_a_concept(words: &[String]) -> bool {
+    words.iter().any(|w| {
+        w.chars().any(char::is_alphanumeric)
+            && !lexicon::is_empty_word(w)
+            && !GENERIC_MODIFIERS.split_whitespace().any(|g| g == w)
+            && !matches!(
+                w.as_str(),
+                "not" | "no" | "never" | "a" | "an" | "the" | "of" | "to" | "and" | "or" | "being"
+            )
+    })
+}

@@ -1,0 +1,398 @@
+//! Reading one answer's frames and uncovered words into phrases.
+
+use std::ops::Range;
+
+use crate::srl::{ArgRole, Argument, Span, SrlFrame, TaggedWord, WordClass};
+
+use super::super::lexicon;
+use super::{FramePhrases, Origin, Phrase, Reader};
+
+impl Reader<'_> {
+    /// Word indices inside a byte span.
+    pub(super) fn range(&self, span: &Span) -> Range<usize> {
+        let start = self
+            .words
+            .iter()
+            .position(|w| w.start >= span.start)
+            .unwrap_or(self.words.len());
+        let end = self
+            .words
+            .iter()
+            .rposition(|w| w.end <= span.end)
+            .map_or(start, |i| (i + 1).max(start));
+        start..end
+    }
+
+    pub(super) fn word(&self, i: usize) -> Option<&TaggedWord> {
+        self.words.get(i)
+    }
+
+    pub(super) fn mark(&self, covered: &mut [bool], frame: &SrlFrame) {
+        let spans =
+            std::iter::once(&frame.predicate).chain(frame.arguments.iter().map(|a| &a.span));
+        for span in spans {
+            for i in self.range(span) {
+                if let Some(c) = covered.get_mut(i) {
+                    *c = true;
+                }
+            }
+        }
+    }
+
+    /// "like" after an adjective, or after a one-word subject that follows "not" or a comma
+    /// ("a smooth mouthfeel, not watery like almond milk"), is a comparison the tagger read as
+    /// a verb.
+    pub(super) fn is_comparison(&self, frame: &SrlFrame) -> bool {
+        if frame.lemma != "like" {
+            return false;
+        }
+        let predicate = self.range(&frame.predicate);
+        let before = |k: usize| predicate.start.checked_sub(k).and_then(|i| self.word(i));
+        let after_adjective = before(1).is_some_and(|w| w.class == WordClass::Adjective);
+        let lone_subject = before(1).is_some_and(|w| w.class != WordClass::Pronoun)
+            && before(2).is_some_and(|w| w.class == WordClass::Negation || w.clause_break);
+        after_adjective || lone_subject
+    }
+
+    pub(super) fn frame(&self, frame: &SrlFrame) -> FramePhrases {
+        let predicate = self.range(&frame.predicate);
+        let subject = self.subject(frame);
+        let mut after: Vec<(ArgRole, Range<usize>)> = frame
+            .arguments
+            .iter()
+            .filter(|a| a.span.start >= frame.predicate.end && a.role != ArgRole::Neg)
+            .map(|a| (a.role, self.range(&a.span)))
+            .collect();
+        after.sort_by_key(|(_, r)| r.start);
+        let lemma = frame.lemma.as_str();
+        let none = 0..0;
+        let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], none.clone(), origin);
+        let subject_phrase = || subject.clone().and_then(|r| alone(r, Origin::Subject));
+        let setting = self.setting(frame);
+        if lexicon::is_value_verb(lemma) {
+            // "Family matters most to me": the subject is what matters.
+            let main = subject.clone().and_then(|r| alone(r, Origin::Predicate));
+            return FramePhrases::new(None, main, setting);
+        }
+        if lemma == "be" {
+            return self.copular(subject.as_ref(), &after).with_setting(setting);
+        }
+        let object = core_object(&after);
+        let governs_verb = object
+            .clone()
+            .is_some_and(|r| self.has_class(r, &[WordClass::Verb]));
+        if lexicon::is_causative_verb(lemma)
+            && !lexicon::is_content_causative(lemma)
+            && governs_verb
+        {
+            // "makes my coffee feel like a treat": the governed verb has a frame of its own.
+            return FramePhrases::new(subject_phrase(), None, setting);
+        }
+        if lexicon::is_content_causative(lemma) && governs_verb {
+            // "kept making me miss the train": an aspect of the governed verb.
+            return FramePhrases::new(subject_phrase(), None, setting);
+        }
+        let content_object = object
+            .clone()
+            .or_else(|| after.first().map(|(_, r)| r.clone()))
+            .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()));
+        if lexicon::is_light_verb(lemma) {
+            if let Some(object) = content_object {
+                let main = alone(object, Origin::Predicate);
+                return FramePhrases::new(subject_phrase(), main, setting);
+            }
+            if object.as_ref().is_some_and(|r| self.is_infinitive(r)) {
+                return FramePhrases::new(subject_phrase(), None, setting);
+            }
+        }
+        let mut parts: Vec<Range<usize>> = Vec::new();
+        let linking = lexicon::is_linking_verb(lemma);
+        // A content causative keeps its subject apart, as the cause it links from ("making my
+        // own latte saves money"); any other verb takes it in ("charger rejected my card").
+        // "The app kept timing out" is an aspect, not a cause: "keep" before an "-ing" word.
+        let aspectual = object
+            .as_ref()
+            .and_then(|r| self.word(r.start))
+            .is_some_and(|w| w.norm.ends_with("ing"));
+        let separate = lexicon::is_content_causative(lemma) && !aspectual;
+        if let Some(s) = subject.clone().filter(|_| !separate) {
+            parts.push(s);
+        }
+        if frame.negated {
+            parts.extend(
+                frame
+                    .arguments
+                    .iter()
+                    .filter(|a| a.role == ArgRole::Neg && a.span.end <= frame.predicate.start)
+                    .map(|a| self.range(&a.span)),
+            );
+        }
+        let predicate = self.with_degree(predicate);
+        let tail = self.contiguous(&after, predicate.end, linking);
+        parts.push(predicate.clone());
+        parts.extend(tail);
+        let main = self
+            .phrase(&parts, predicate, Origin::Predicate)
+            .filter(|p| p.words.len() >= 2);
+        let subject = if separate { subject_phrase() } else { None };
+        FramePhrases::new(subject, main, setting)
+    }
+
+    /// The frame's subject when it is a noun phrase with content ("the creamy texture", not
+    /// "it", not a clause): its agent or patient before the verb, or a lone word the parser
+    /// gave another role before the verb ("Family matters").
+    fn subject(&self, frame: &SrlFrame) -> Option<Range<usize>> {
+        let before: Vec<&Argument> = frame
+            .arguments
+            .iter()
+            .filter(|a| a.span.end <= frame.predicate.start)
+            .collect();
+        if let Some(core) = before
+            .iter()
+            .find(|a| matches!(a.role, ArgRole::Arg0 | ArgRole::Arg1))
+        {
+            let range = self.range(&core.span);
+            let nominal = !self.has_class(range.clone(), &[WordClass::Verb, WordClass::Auxiliary]);
+            return (nominal && self.has_content(range.clone())).then_some(range);
+        }
+        // The tagger reads a sentence-initial noun before an intransitive verb as a manner
+        // adverb ("Family matters"): one word that is no hedge or intensifier is the subject.
+        let manner = before.iter().find(|a| a.role == ArgRole::Mnr)?;
+        let range = self.range(&manner.span);
+        let word = self.word(range.start).filter(|_| range.len() == 1)?;
+        let plain = !lexicon::is_intensifier(&word.norm)
+            && !lexicon::is_hedge(&word.norm)
+            && !lexicon::is_empty_word(&word.norm);
+        plain.then_some(range)
+    }
+
+    /// A time or place phrase before the verb with a noun of substance ("on school days",
+    /// "at the services"), as the scene of the event.
+    fn setting(&self, frame: &SrlFrame) -> Option<Phrase> {
+        let arg = frame.arguments.iter().find(|a| {
+            matches!(a.role, ArgRole::Tmp | ArgRole::Loc) && a.span.end <= frame.predicate.start
+        })?;
+        let range = self.range(&arg.span);
+        let has_noun = range.clone().filter_map(|i| self.word(i)).any(|w| {
+            matches!(w.class, WordClass::Noun | WordClass::Number)
+                && !lexicon::is_empty_word(&w.norm)
+        });
+        if !has_noun {
+            return None;
+        }
+        self.phrase(&[range], 0..0, Origin::Subject)
+    }
+
+    /// The predicate extended over degree words right after it ("waste less", "froths
+    /// better"), which the parser leaves out of every argument.
+    fn with_degree(&self, predicate: Range<usize>) -> Range<usize> {
+        let mut end = predicate.end;
+        while self
+            .word(end)
+            .is_some_and(|w| lexicon::is_degree_word(&w.norm))
+        {
+            end += 1;
+        }
+        predicate.start..end
+    }
+
+    /// The arguments after a verb that belong in its label: objects, descriptions, manner,
+    /// direction and place, a "for" purpose or duration, and a time phrase right after the
+    /// verb ("start the day"); in text order, stopping at the first gap with a clause break.
+    /// A linking verb takes whatever comes first ("feel in control of my day").
+    fn contiguous(
+        &self,
+        after: &[(ArgRole, Range<usize>)],
+        from: usize,
+        linking: bool,
+    ) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        let mut end = from;
+        for (i, (role, range)) in after.iter().enumerate() {
+            let starts_with = |word: &str| self.word(range.start).is_some_and(|w| w.norm == word);
+            let wanted = match role {
+                ArgRole::Arg1 | ArgRole::Arg2 | ArgRole::Mnr | ArgRole::Dir | ArgRole::Loc => true,
+                ArgRole::Prp | ArgRole::Tmp if starts_with("for") => true,
+                ArgRole::Tmp => range.start == from && starts_with("the"),
+                _ => false,
+            } || (linking && i == 0);
+            if !wanted || !self.joined(end, range.start) {
+                break;
+            }
+            out.push(range.clone());
+            end = range.end;
+        }
+        out
+    }
+
+    /// At most two words lie between word `end` and word `start`, none a clause break or a
+    /// conjunction.
+    fn joined(&self, end: usize, start: usize) -> bool {
+        let gap = end.min(start)..start;
+        gap.len() <= 2
+            && gap.filter_map(|i| self.word(i)).all(|w| {
+                !w.clause_break
+                    && !matches!(w.class, WordClass::Conjunction | WordClass::Subordinator)
+            })
+    }
+
+    fn has_class(&self, range: Range<usize>, classes: &[WordClass]) -> bool {
+        range
+            .filter_map(|i| self.word(i))
+            .any(|w| classes.contains(&w.class))
+    }
+
+    /// "be": the description with what follows it, joined with a content subject when both
+    /// are one or two words ("the price is a bit high" → "high price", "the packaging was a
+    /// pain" → "packaging pain").
+    fn copular(
+        &self,
+        subject: Option<&Range<usize>>,
+        after: &[(ArgRole, Range<usize>)],
+    ) -> FramePhrases {
+        let first = after
+            .iter()
+            .position(|(role, _)| *role == ArgRole::Arg2)
+            .unwrap_or(0);
+        let rest = after.get(first..).unwrap_or_default();
+        let mut description: Vec<Range<usize>> = Vec::new();
+        let mut end = None;
+        for (_, next) in rest {
+            if end.is_some_and(|e| !self.joined(e, next.start)) {
+                break;
+            }
+            description.push(next.clone());
+            end = Some(next.end);
+        }
+        let subject_phrase =
+            subject.and_then(|s| self.phrase(std::slice::from_ref(s), 0..0, Origin::Subject));
+        let described = self.phrase(&description, 0..0, Origin::Predicate);
+        if let (Some(s), Some(d), Some(sp)) = (&subject, &described, &subject_phrase)
+            && d.words.len() <= 2
+            && sp.words.len() <= 2
+        {
+            let nominal = description.iter().flat_map(Clone::clone).any(|i| {
+                !self.is_quantity_hedge(i)
+                    && self.word(i).is_some_and(|w| w.class == WordClass::Noun)
+            });
+            let mut words = if nominal {
+                sp.words.clone()
+            } else {
+                d.words.clone()
+            };
+            words.extend(if nominal { &d.words } else { &sp.words }.iter().cloned());
+            let joined = Phrase {
+                label: words.join(" "),
+                start: self.word(s.start).map_or(d.start, |w| w.start),
+                end: d.end.max(sp.end),
+                origin: Origin::Predicate,
+                shape: super::Shape::Nominal,
+                words,
+            };
+            return FramePhrases::new(None, Some(joined), None);
+        }
+        FramePhrases::new(subject_phrase, described, None)
+    }
+
+    fn is_infinitive(&self, range: &Range<usize>) -> bool {
+        self.word(range.start).is_some_and(|w| {
+            w.class == WordClass::Infinitive || (w.norm == "to" && range.len() > 1)
+        })
+    }
+
+    /// A noun, adjective, number or verb that is not an empty word.
+    fn has_content(&self, range: Range<usize>) -> bool {
+        range.filter_map(|i| self.word(i)).any(|w| {
+            matches!(
+                w.class,
+                WordClass::Noun | WordClass::Adjective | WordClass::Number | WordClass::Verb
+            ) && !lexicon::is_empty_word(&w.norm)
+        })
+    }
+
+    /// Noun and adjective phrases among the words no frame covers, cut at clause breaks; a
+    /// preposition continues a phrase that has content when a noun phrase follows it ("part
+    /// of being a good parent"). A phrase right after "like", "than", "unlike" or "as" is the
+    /// standard of a comparison ("like almond milk"), not a concept.
+    pub(super) fn fragments(&self, covered: &[bool]) -> Vec<Phrase> {
+        let mut out = Vec::new();
+        let mut run: Vec<usize> = Vec::new();
+        for (i, w) in self.words.iter().enumerate() {
+            let free = !covered.get(i).copied().unwrap_or(true);
+            let continues = run
+                .last()
+                .and_then(|&l| self.word(l))
+                .is_some_and(|l| l.sentence == w.sentence);
+            let joins = free && (nominal(w) || (continues && self.bridges(i)));
+            if joins && (continues || run.is_empty()) {
+                run.push(i);
+                continue;
+            }
+            self.flush(&mut run, &mut out);
+            if free && nominal(w) {
+                run.push(i);
+            }
+        }
+        self.flush(&mut run, &mut out);
+        out.retain(|p| {
+            // "not sure" and "no idea" are answers about knowing, not concepts.
+            !lexicon::UNSURE_PHRASES.contains(&p.label.as_str())
+                && !matches!(p.label.as_str(), "sure" | "idea")
+        });
+        out
+    }
+
+    /// Word `i` is a preposition between content and a following noun phrase.
+    fn bridges(&self, i: usize) -> bool {
+        let Some(w) = self.word(i) else {
+            return false;
+        };
+        let next_nominal = self.word(i + 1).is_some_and(|n| {
+            matches!(
+                n.class,
+                WordClass::Determiner | WordClass::Adjective | WordClass::Noun | WordClass::Number
+            ) || n.norm == "being"
+        });
+        w.class == WordClass::Preposition && !w.clause_break && next_nominal
+    }
+
+    fn flush(&self, run: &mut Vec<usize>, out: &mut Vec<Phrase>) {
+        let (Some(&first), Some(&last)) = (run.first(), run.last()) else {
+            return;
+        };
+        run.clear();
+        let standard = first
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|p| matches!(p.norm.as_str(), "like" | "than" | "unlike" | "as"));
+        if standard {
+            return;
+        }
+        let run = std::iter::once(first..last + 1).collect::<Vec<_>>();
+        if let Some(p) = self.phrase(&run, 0..0, Origin::Fragment) {
+            out.push(p);
+        }
+    }
+}
+
+/// The first object or description after the verb.
+fn core_object(after: &[(ArgRole, Range<usize>)]) -> Option<Range<usize>> {
+    after
+        .iter()
+        .find(|(role, _)| *role == ArgRole::Arg1)
+        .or_else(|| after.iter().find(|(role, _)| *role == ArgRole::Arg2))
+        .map(|(_, r)| r.clone())
+}
+
+/// A word that can be part of a noun or adjective phrase outside any frame.
+fn nominal(w: &TaggedWord) -> bool {
+    matches!(
+        w.class,
+        WordClass::Noun
+            | WordClass::Adjective
+            | WordClass::Number
+            | WordClass::Determiner
+            | WordClass::Negation
+    ) || (w.class == WordClass::Adverb && lexicon::is_intensifier(&w.norm))
+        || w.norm == "being"
+}

@@ -255,7 +255,9 @@ impl Offline {
         let mut topics = HashMap::new();
         for case in cases {
             if !methodologies.contains_key(&case.methodology) {
-                let m = dir.methodology(&case.methodology).unwrap();
+                let m = dir
+                    .methodology(&case.methodology, &interviewer::signals::Catalog)
+                    .unwrap();
                 let types = TypeIndex::build(&m, embedder).unwrap();
                 methodologies.insert(case.methodology.clone(), (m, types));
             }
@@ -335,7 +337,9 @@ fn recorded_llm_replies_scored_on_the_oat_milk_answers() {
     let corpus = corpus();
     let text = std::fs::read_to_string(common::example("oat_milk_script.yaml")).unwrap();
     let script: Script = serde_saphyr::from_str(&text).unwrap();
-    let m = common::config().methodology("means_end_chain").unwrap();
+    let m = common::config()
+        .methodology("means_end_chain", &interviewer::signals::Catalog)
+        .unwrap();
     let mut tally = Tally::default();
     let mut scored = 0;
     for case in &corpus.answers {

@@ -27,7 +27,10 @@ use crate::prompts::{
 use crate::srl::SrlAnalysis;
 use crate::store::StoreOps;
 use crate::time::now_rfc3339;
-use crate::understanding::{OfflineInput, TypeIndex, extract_offline, propose_slots_offline};
+use crate::understanding::{
+    KnownConcept, OfflineInput, TurnContext as UnderstandingContext, TypeIndex,
+    extract_offline_in_context, propose_slots_offline,
+};
 
 /// Characters of SRL hints given to the extraction prompt.
 const SRL_HINT_CHARS: usize = 1_500;
@@ -178,20 +181,39 @@ impl Interview {
         let question = super::load::answered_question(&run.ctx)?;
         let (extraction, rejected, calls) = match self.spec.understanding {
             Understanding::Offline => {
-                // The offline extractor is built on the parse; with stage 2.5 switched off it
-                // parses the answer itself (the hints are not stored then).
-                let analysis = if self.services.settings.enable_srl {
+                // The extractor reads the answer as one line: a hard line break in a typed or
+                // filed answer would otherwise cut a phrase in two. With stage 2.5 off, or when
+                // the answer had line breaks, it parses the flattened answer itself.
+                let flat = saved
+                    .user_utterance
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let analysis = if self.services.settings.enable_srl && flat == saved.user_utterance
+                {
                     analysis
                 } else {
-                    crate::srl::analyze(&saved.user_utterance)
+                    crate::srl::analyze(&flat)
                 };
                 let types = self.type_index()?;
-                let extraction = extract_offline(
+                let known: Vec<KnownConcept<'_>> = self
+                    .world
+                    .live_nodes()
+                    .map(|n| KnownConcept {
+                        label: &n.label,
+                        node_type: &n.node_type,
+                    })
+                    .collect();
+                let extraction = extract_offline_in_context(
                     &OfflineInput {
                         methodology: &self.spec.methodology,
-                        answer: &saved.user_utterance,
+                        answer: &flat,
                         question: &question,
                         srl: &analysis,
+                    },
+                    &UnderstandingContext {
+                        topic: &self.spec.concept.name,
+                        known: &known,
                     },
                     &types,
                     self.services.embedder.as_ref(),

@@ -410,7 +410,11 @@ fn ending(text: &str) -> Result<(), QuestionProblem> {
         let unbalanced = text.matches('(').count() != text.matches(')').count()
             || text.matches('"').count() % 2 == 1
             || text.matches('“').count() != text.matches('”').count();
-        if DANGLING_WORDS.contains(&last_word.as_str()) || unbalanced {
+        // "…, especially,?": punctuation right before the mark is a phrase the budget cut.
+        let cut_punctuation = before
+            .trim_end()
+            .ends_with([',', ';', ':', '-', '–', '—', '(']);
+        if DANGLING_WORDS.contains(&last_word.as_str()) || unbalanced || cut_punctuation {
             return Err(QuestionProblem::CutMidSentence { ending: tail });
         }
         return Ok(());
@@ -722,6 +726,7 @@ mod tests {
             "What do you like about the?",
             "What do you like about it (at home?",
             "What does \"creamy mean to you?",
+            "What makes it different from the other options,especially,?",
         ] {
             assert!(
                 matches!(problem(text), QuestionProblem::CutMidSentence { .. }),

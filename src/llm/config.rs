@@ -320,7 +320,8 @@ impl LlmConfig {
         }
         text.push_str(&format!(
             "understanding: {:<34} {}\n",
-            self.understanding.value, self.understanding.source
+            self.understanding.value.as_str(),
+            self.understanding.source
         ));
         for r in &self.roles {
             text.push_str(&format!("{}\n", r.role));

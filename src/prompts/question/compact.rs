@@ -27,8 +27,9 @@ pub const COMPACT_MAX_TOKENS: u64 = 600;
 /// prompts' 0.8–0.9; the variety comes from the strategy and the example phrasing instead.
 pub const COMPACT_TEMPERATURE: f32 = 0.5;
 
-/// Words of the strategy's intent sentence kept.
-const MAX_INTENT_WORDS: usize = 30;
+/// Words of the strategy's intent kept: the longest first instruction among the shipped
+/// strategies (a closing recap) is 40 words with its "Close the interview.".
+const MAX_INTENT_WORDS: usize = 45;
 /// Characters of the previous question shown.
 const MAX_SHOWN_QUESTION_CHARS: usize = 200;
 /// Characters of the respondent's answer shown.
@@ -67,13 +68,13 @@ pub fn compact_follow_up_prompt(input: &FollowUpInput<'_>) -> Prompt {
              important is missing.",
         );
     }
-    let example = render_template(&TemplateInput {
+    let example = example(&render_template(&TemplateInput {
         templates: &input.strategy.question_templates,
         focus: focus.as_deref(),
         topic: &topic,
         turn: 0,
         session_seed: &input.strategy.name,
-    });
+    }));
     // The length is asked for in words, not digits: a small model echoes numbers.
     user.push_str(&format!(
         " A question in this spirit: \"{example}\" Write one new question in a single short \
@@ -89,13 +90,13 @@ pub fn compact_follow_up_prompt(input: &FollowUpInput<'_>) -> Prompt {
 /// The opening question prompt for a small model.
 pub fn compact_opening_prompt(methodology: &Methodology, concept: &Concept) -> Prompt {
     let topic = clean_label(concept.topic(), MAX_LABEL_WORDS);
-    let example = render_template(&TemplateInput {
+    let example = example(&render_template(&TemplateInput {
         templates: &methodology.method.opening_templates,
         focus: None,
         topic: &topic,
         turn: 0,
         session_seed: &methodology.method.name,
-    });
+    }));
     let user = format!(
         "We are starting an interview about {topic}. {} Ask a warm, open first question about \
          their own experience. A question in this spirit: \"{example}\" Write one question in a \
@@ -128,14 +129,27 @@ fn last_exchange(conversation: &str) -> Option<String> {
         .filter_map(|l| l.strip_prefix("Respondent: "))
         .collect();
     let answer = Some(shown(&answer.join(" "), MAX_SHOWN_ANSWER_CHARS)).filter(|a| !a.is_empty());
-    match (question, answer) {
-        (Some(q), Some(a)) => Some(format!(
-            "The last question was \"{q}\" and they answered \"{a}\"."
-        )),
-        (None, Some(a)) => Some(format!("They have just said \"{a}\".")),
-        (Some(q), None) => Some(format!("The last question was \"{q}\".")),
-        (None, None) => None,
+    let sentence = match (question, answer) {
+        (Some(q), Some(a)) => format!("The last question was \"{q}\" and they answered \"{a}\""),
+        (None, Some(a)) => format!("They have just said \"{a}\""),
+        (Some(q), None) => format!("The last question was \"{q}\""),
+        (None, None) => return None,
+    };
+    Some(end_sentence(sentence))
+}
+
+/// `text` ended with a full stop unless it already ends a sentence, inside quotes or not.
+fn end_sentence(mut text: String) -> String {
+    let bare = text.trim_end_matches(['"', '\'']);
+    if !bare.ends_with(['.', '?', '!', '…']) {
+        text.push('.');
     }
+    text
+}
+
+/// The example question as shown inside double quotes: its own double quotes made single.
+fn example(question: &str) -> String {
+    question.replace('"', "'")
 }
 
 /// Text as shown inside quotation marks: one line, double quotes made single, cut at a word
@@ -261,14 +275,11 @@ fn clip_clause(text: &str, max: usize) -> String {
             None => head.to_vec(),
         }
     };
-    let mut out = kept
+    let out = kept
         .join(" ")
         .trim_end_matches([',', ';', ':', '.', ' '])
         .to_owned();
-    if !out.ends_with(['?', '!', '"']) {
-        out.push('.');
-    }
-    out
+    end_sentence(out)
 }
 
 #[cfg(test)]

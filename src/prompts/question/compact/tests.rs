@@ -97,7 +97,7 @@ fn follow_up_carries_topic_exchange_intent_focus_and_an_example() {
     );
     assert!(p.user.contains(
         "The last question was \"Which pair do you use most days?\" and they answered \"The \
-         ones with noise cancelling, because I can finally concentrate on the train.\"."
+         ones with noise cancelling, because I can finally concentrate on the train.\" Ladder"
     ));
     assert!(
         p.user
@@ -115,7 +115,7 @@ fn follow_up_carries_topic_exchange_intent_focus_and_an_example() {
         .next()
         .unwrap();
     assert_eq!(check_question(example, &[]), Ok(()), "{example}");
-    assert!(example.contains("noise cancelling"), "{example}");
+    assert!(example.contains("'noise cancelling'"), "{example}");
     assert!(p.user.ends_with("ending with a question mark."));
     assert!(!p.user.contains("last question: thank them"));
 
@@ -219,6 +219,16 @@ fn intent_is_one_plain_sentence() {
         ),
         "Find out what \"commute\" is really in service of."
     );
+    assert_eq!(
+        intent(
+            "Focus on what people did at the focus moment.",
+            Some("the call")
+        ),
+        "Focus on what people did at \"the call\"."
+    );
+    let long = format!("Ask {}and more words here.", "one two three, ".repeat(20));
+    let clipped = intent(&long, None);
+    assert!(clipped.ends_with("three."), "{clipped}");
 }
 
 #[test]
@@ -230,11 +240,11 @@ fn the_last_exchange_is_read_from_the_window() {
     );
     assert_eq!(
         last_exchange("Interviewer: a?\nRespondent: b\nInterviewer: c?"),
-        Some("The last question was \"c?\".".to_owned())
+        Some("The last question was \"c?\"".to_owned())
     );
     let long = format!("Interviewer: q?\nRespondent: {}", "word ".repeat(500));
     let shown = last_exchange(&long).unwrap();
-    assert!(shown.contains("word…\"."), "{shown}");
+    assert!(shown.ends_with("word…\""), "{shown}");
     assert!(shown.chars().count() < MAX_SHOWN_ANSWER_CHARS + 60);
 }
 

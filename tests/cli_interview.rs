@@ -218,3 +218,43 @@ fn the_log_has_a_span_per_stage_per_turn_with_its_elapsed_time() {
         );
     }
 }
+
+#[test]
+fn the_none_provider_interviews_from_templates_and_reproducibly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("json.db");
+    let out = crate::embedded_default::run_headless(&db, "none", true, crate::common::CACHE_ROOT);
+    crate::embedded_default::check_run(&db, &out);
+    // The questions, run after run, byte for byte.
+    let first = crate::embedded_default::run_headless(
+        &tmp.path().join("a.db"),
+        "none",
+        false,
+        crate::common::CACHE_ROOT,
+    );
+    let second = crate::embedded_default::run_headless(
+        &tmp.path().join("b.db"),
+        "none",
+        false,
+        crate::common::CACHE_ROOT,
+    );
+    assert!(first.status.success() && second.status.success());
+    let strip_latency = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(|l| {
+                // `[turn 3 · deepen → x · +2 nodes +1 edges · 48 ms] question`: the time varies.
+                match (l.rfind(" · "), l.find("] ")) {
+                    (Some(a), Some(b)) if a < b => format!("{}{}", &l[..a], &l[b..]),
+                    _ => l.to_owned(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip_latency(&first), strip_latency(&second));
+    assert_eq!(
+        crate::crash_resume::snapshot(&tmp.path().join("a.db")),
+        crate::crash_resume::snapshot(&tmp.path().join("b.db"))
+    );
+}

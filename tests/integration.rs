@@ -20,6 +20,7 @@ mod cli_score;
 mod cli_sessions;
 mod crash_resume;
 mod embed;
+mod embedded_default;
 mod export;
 mod front_ends;
 mod fuzz_contracts;

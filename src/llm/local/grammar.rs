@@ -7,7 +7,8 @@
 //! letters, digits, apostrophes, quotes, commas, parentheses and a few symbols (`%`, `$`, `€`,
 //! `£`, `&`, `/`), with hyphens only inside a word; there is no newline, `#`, `*`, `:`, `;`,
 //! `.`, `!` or other `?`, so no heading, list marker, role label or second sentence can appear.
-//! Words are at most [`WORD_CHARS`] characters. The rule is capped at [`QUESTION_MAX_TOKENS`]
+//! Words are at most [`WORD_CHARS`] characters, and the last one ends in a letter, digit, quote,
+//! `)` or `%` (no `,?`). The rule is capped at [`QUESTION_MAX_TOKENS`]
 //! tokens, and the engine steers the reply to its `?` as that budget runs out (see `engine`).
 //!
 //! Whether the question is *good* (on topic, not a template echo) is the pipeline's question
@@ -19,13 +20,16 @@ pub const QUESTION_MIN_WORDS: usize = 4;
 pub const QUESTION_MAX_WORDS: usize = 45;
 /// Most tokens a question may take: 45 short words fit, and a 135M model writes them in about
 /// a second.
-pub const QUESTION_MAX_TOKENS: usize = 60;
+pub const QUESTION_MAX_TOKENS: u32 = 60;
 /// Longest word: longer runs are a model spelling out something that is not a word.
 const WORD_CHARS: usize = 24;
 
 /// Characters a word is made of (hyphens aside), as a regex class body; `/` is escaped
 /// because it ends a regex in Lark.
 const WORD_CLASS: &str = r#"\p{L}\p{N}'’"“”,()%$€£&\/"#;
+
+/// Characters the last word may end with: no comma, bracket or symbol right before the `?`.
+const END_CLASS: &str = r#"\p{L}\p{N}'’"“”)%"#;
 
 /// An llguidance Lark grammar admitting exactly one interrogative sentence (see the module
 /// notes), for [`crate::llm::LlmRequest::with_grammar`].
@@ -36,11 +40,12 @@ pub fn one_question_grammar() -> String {
     let tail = format!("(?:[{class}\\-]{{0,{inner}}}[{class}])?");
     let first = format!("\\p{{Lu}}{tail}");
     let word = format!("[{class}]{tail}");
-    let more_min = QUESTION_MIN_WORDS - 1;
-    let more_max = QUESTION_MAX_WORDS - 1;
+    let last = format!("(?:[{class}][{class}\\-]{{0,{inner}}})?[{END_CLASS}]");
+    let middle_min = QUESTION_MIN_WORDS - 2;
+    let middle_max = QUESTION_MAX_WORDS - 2;
     format!(
         "start[max_tokens={QUESTION_MAX_TOKENS}]: QUESTION\n\
-         QUESTION: /{first}(?: {word}){{{more_min},{more_max}}}\\?/\n"
+         QUESTION: /{first}(?: {word}){{{middle_min},{middle_max}}} {last}\\?/\n"
     )
 }
 
@@ -61,6 +66,10 @@ pub fn is_one_question(text: &str) -> bool {
     (QUESTION_MIN_WORDS..=QUESTION_MAX_WORDS).contains(&words.len())
         && words.iter().all(|w| word_ok(w))
         && body.chars().next().is_some_and(char::is_uppercase)
+        && body
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric() || "'’\"“”)%".contains(c))
 }
 
 fn in_word_class(c: char) -> bool {
@@ -91,6 +100,8 @@ mod tests {
             "Why does it matter?  Really?",
             "Role: why does oat milk matter?",
             "Why does oat -milk matter to you?",
+            "Why does oat milk matter to you, ?",
+            "Why does oat milk matter to you,?",
         ] {
             assert!(!is_one_question(bad), "{bad}");
         }
@@ -105,6 +116,7 @@ mod tests {
             grammar.starts_with("start[max_tokens=60]: QUESTION\n"),
             "{grammar}"
         );
-        assert!(grammar.contains("{3,44}\\?/"), "{grammar}");
+        assert!(grammar.contains("){2,43} (?:"), "{grammar}");
+        assert!(grammar.ends_with("\\?/\n"), "{grammar}");
     }
 }

@@ -213,7 +213,7 @@ async fn main() {
         "You are a qualitative interviewer. Ask one short, open question.",
         "Topic: oat milk. The respondent said: \"I buy oat milk because it froths well for \
          my morning coffee.\" Ask why frothing matters to them.",
-        QUESTION_MAX_TOKENS as u32,
+        QUESTION_MAX_TOKENS,
     )
     .with_grammar(Arc::new(one_question_grammar()));
     let (reply, stats) = provider.generate(&question, None).await.unwrap();

@@ -2,9 +2,10 @@
 //! (fetched once into `target/test-cache`), loaded through the public API.
 //!
 //! Covers two real pipeline turns with every role on the local model, schema-constrained replies
-//! against the strict parsers, streaming, cancellation of an abandoned call, prefix reuse (and
-//! that it does not change greedy output), and clear load errors for broken files. Run with
-//! `--nocapture` to see the replies and timings.
+//! against the strict parsers (also with budgets too small for any content), questions under
+//! the question grammar, streaming, cancellation of an abandoned call, prefix reuse (and that
+//! it does not change greedy output here), the speed probe, and clear load errors for broken
+//! files. Run with `--nocapture` to see the replies, timings and resident memory.
 
 #![allow(
     clippy::unwrap_used,
@@ -20,9 +21,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use interviewer::llm::local::GenerationStats;
+use interviewer::llm::local::{GenerationStats, is_one_question};
 use interviewer::llm::{
-    LlmProvider, LlmRequest, LlmRouter, LocalConfig, LocalError, LocalProvider, Role, RoleBinding,
+    LlmProvider, LlmRequest, LlmRouter, LocalConfig, LocalError, LocalProvider,
+    QUESTION_MAX_TOKENS, Role, RoleBinding, one_question_grammar,
 };
 use interviewer::models::{self, FetchConfig, LLM_FALLBACK};
 use interviewer::pipeline::{Event, EventSink, Interview, Pending, Services};
@@ -33,7 +35,7 @@ use interviewer::store::Store;
 use tokio::sync::mpsc::unbounded_channel;
 
 /// Tests take turns: they share one model (whose worker runs one call at a time anyway), and
-/// the prefix-reuse test must not see another test's snapshots come and go.
+/// the prefix-reuse test must not see another test's caches come and go.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The fallback GGUF, resolved from the test cache (pip the first time).
@@ -62,7 +64,12 @@ fn provider() -> Arc<LocalProvider> {
     Arc::clone(PROVIDER.get_or_init(|| {
         let started = Instant::now();
         let provider = LocalProvider::load(&config()).unwrap_or_else(|e| panic!("{e}"));
-        println!("load: {:?} ({:?})", started.elapsed(), provider.info());
+        println!(
+            "load: {:?} ({:?}); resident memory {}",
+            started.elapsed(),
+            provider.info(),
+            rss()
+        );
         Arc::new(provider)
     }))
 }
@@ -79,15 +86,29 @@ fn request(role: Role, system: &str, user: &str, max_tokens: u32) -> LlmRequest 
     }
 }
 
+/// Resident memory of this process, from `/proc/self/status` (Linux).
+fn rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .map(|v| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
 fn report(label: &str, text: &str, stats: &GenerationStats) {
     println!(
-        "{label}: {} prompt tokens ({} reused) in {:?}, {} reply tokens ({} forced) in {:?}, \
-         {} masks in {:?}, schema {:?}\n  {text}",
+        "{label}: {} prompt tokens ({} reused) in {:?}, {} reply tokens ({} forced, budget {}, \
+         reserve {}) in {:?}, {} masks in {:?}, schema {:?}\n  {text}",
         stats.prompt_tokens,
         stats.reused_tokens,
         stats.prefill,
         stats.generated_tokens,
         stats.forced_tokens,
+        stats.budget,
+        stats.reserve,
         stats.decode,
         stats.masks,
         stats.mask_time,
@@ -234,9 +255,10 @@ async fn constrained_replies_pass_the_strict_parsers() {
     let extraction =
         interviewer::prompts::parse_extraction_reply(&response.text, &spec.methodology)
             .unwrap_or_else(|e| panic!("{e}: {}", response.text));
-    // A budget this small runs out: the reply is steered shut and still parses.
-    assert!(!stats.truncated && stats.closed_early);
-    assert!(stats.generated_tokens <= 320);
+    // The budget is small for eight concepts: the schema's bounds were lowered to fit it, and
+    // the reply closed within it either way.
+    assert!(!stats.truncated);
+    assert!(stats.generated_tokens <= stats.budget && stats.budget <= 320);
     assert!(stats.forced_tokens > 0 && stats.masks > 0);
     println!("{} concepts", extraction.concepts.len());
 
@@ -277,6 +299,95 @@ async fn constrained_replies_pass_the_strict_parsers() {
     let question = interviewer::prompts::parse_question_reply(&response.text)
         .unwrap_or_else(|e| panic!("{e}: {}", response.text));
     assert!(!question.contains('"') && question.chars().count() <= 300);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tiny_budgets_still_close_the_extraction_schema() {
+    let _turn = SERIAL.lock().await;
+    let provider = provider();
+    let spec = common::spec(10);
+    let answer = "I buy oat milk because it froths well, and froth makes my morning feel calm.";
+    let prompt = interviewer::prompts::extraction_prompt(&interviewer::prompts::ExtractionInput {
+        methodology: &spec.methodology,
+        concept: &spec.concept,
+        answer,
+        question: "Why do you buy oat milk?",
+        existing_labels: &[],
+        srl_hints: "",
+    });
+    let schema = Arc::new(extraction_schema(&spec.methodology));
+    for max_tokens in [1, 12, 40, 90] {
+        let mut req = request(Role::Extraction, &prompt.system, &prompt.user, max_tokens)
+            .with_schema(Arc::clone(&schema));
+        req.temperature = 0.3;
+        let (response, stats) = provider.generate(&req, None).await.unwrap();
+        report(
+            &format!("extraction, max_tokens {max_tokens}"),
+            &response.text,
+            &stats,
+        );
+        interviewer::prompts::parse_extraction_reply(&response.text, &spec.methodology)
+            .unwrap_or_else(|e| panic!("max_tokens {max_tokens}: {e}: {}", response.text));
+        assert!(!stats.truncated, "max_tokens {max_tokens}");
+        assert!(stats.generated_tokens <= stats.budget);
+        // Below the shortest valid reply the budget is raised to it, and no further.
+        assert!(stats.budget >= max_tokens as usize || stats.budget == stats.generated_tokens);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_question_grammar_yields_one_question() {
+    let _turn = SERIAL.lock().await;
+    let provider = provider();
+    let spec = common::spec(10);
+    let opening = interviewer::prompts::opening_prompt(&spec.methodology, &spec.concept);
+    let compact = (
+        "You are a qualitative interviewer. Ask one short, open question.".to_owned(),
+        "Topic: oat milk. The respondent said: \"I switched because it foams well and feels \
+         lighter.\" Ask why that matters to them."
+            .to_owned(),
+    );
+    let grammar = Arc::new(one_question_grammar());
+    for (system, user) in [(opening.system, opening.user), compact] {
+        for temperature in [0.0, 0.8, 1.2] {
+            // The role's default budget is far above the grammar's cap: the cap wins.
+            let mut req = request(Role::QuestionGeneration, &system, &user, 1_024)
+                .with_grammar(Arc::clone(&grammar));
+            req.temperature = temperature;
+            let (response, stats) = provider.generate(&req, None).await.unwrap();
+            report(
+                &format!("question at {temperature}"),
+                &response.text,
+                &stats,
+            );
+            assert!(is_one_question(&response.text), "{:?}", response.text);
+            assert!(!stats.truncated);
+            let cap = usize::try_from(QUESTION_MAX_TOKENS).unwrap();
+            assert!(stats.generated_tokens <= cap);
+            assert_eq!(stats.budget, cap);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_speed_probe_runs_exactly_the_tokens_asked() {
+    let _turn = SERIAL.lock().await;
+    let provider = provider();
+    let speed = provider.measure_speed(200, 16).await.unwrap();
+    println!(
+        "{} prompt tokens at {:.0} tok/s, {} generated at {:.1} tok/s; resident memory {}",
+        speed.prompt_tokens,
+        speed.prefill_per_second(),
+        speed.reply_tokens,
+        speed.decode_per_second(),
+        rss()
+    );
+    assert!((200..300).contains(&speed.prompt_tokens), "{speed:?}");
+    assert_eq!(speed.reply_tokens, 16);
+    assert!(speed.decode_per_second() > 0.0 && speed.prefill_per_second() > 0.0);
+    // Longer than the context: a clear error, not a panic.
+    let err = provider.measure_speed(5_000, 1).await.unwrap_err();
+    assert!(err.to_string().contains("context holds 4096"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -331,6 +442,8 @@ async fn prefix_reuse_skips_the_shared_prompt_and_keeps_greedy_output() {
     let first = request(Role::Extraction, &system, "Answer: I like oat milk.", 12);
     let second = request(Role::Extraction, &system, "Answer: I dislike soy milk.", 12);
 
+    // Other tests leave their roles' caches behind: start from none.
+    provider.set_prefix_reuse(false).await.unwrap();
     provider.set_prefix_reuse(true).await.unwrap();
     let (_, cold) = provider.generate(&first, None).await.unwrap();
     let (with_reuse, warm) = provider.generate(&second, None).await.unwrap();
@@ -344,8 +457,8 @@ async fn prefix_reuse_skips_the_shared_prompt_and_keeps_greedy_output() {
         warm.prompt_tokens
     );
 
-    let (snapshots, tokens) = provider.set_prefix_reuse(false).await.unwrap();
-    assert!(snapshots >= 1 && tokens >= warm.reused_tokens);
+    let (caches, tokens) = provider.set_prefix_reuse(false).await.unwrap();
+    assert!(caches >= 1 && tokens >= warm.reused_tokens);
     let (without_reuse, plain) = provider.generate(&second, None).await.unwrap();
     provider.set_prefix_reuse(true).await.unwrap();
     assert_eq!(plain.reused_tokens, 0);

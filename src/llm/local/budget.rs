@@ -208,21 +208,41 @@ impl Costs<'_> {
         }
     }
 
-    /// Most tokens closing needs from any point inside `node`.
+    /// Most tokens closing needs from any point inside `node`. Properties come in schema order
+    /// (llguidance keeps it), so closing inside one property still owes that property's end and
+    /// every required property after it.
     fn closing(&self, node: &Value) -> usize {
         match kind(node) {
             Kind::Values(values) => self.values(&values),
-            Kind::Object(properties, _) => {
-                let deepest = properties
-                    .values()
-                    .map(|p| self.closing(p))
+            Kind::Object(properties, required) => {
+                let names: Vec<&String> = properties.keys().collect();
+                let worst = names
+                    .iter()
+                    .enumerate()
+                    .map(|(index, name)| {
+                        let after: usize = names
+                            .iter()
+                            .skip(index + 1)
+                            .filter(|later| required.contains(&later.as_str()))
+                            .map(|later| {
+                                let value = properties.get(later.as_str());
+                                self.key(later) + value.map_or(UNKNOWN_COST, |v| self.floor(v))
+                            })
+                            .sum();
+                        let own = properties
+                            .get(name.as_str())
+                            .map_or(UNKNOWN_COST, |p| self.closing(p));
+                        self.key(name) + own + after
+                    })
                     .max()
                     .unwrap_or(0);
-                deepest + self.floor(node)
+                worst + 1
             }
-            Kind::Array(items, _) => {
-                let item = items.map_or(UNKNOWN_COST, |i| self.closing(i));
-                item + self.floor(node)
+            Kind::Array(items, min_items) => {
+                let (close, floor) = items.map_or((UNKNOWN_COST, UNKNOWN_COST), |i| {
+                    (self.closing(i), self.floor(i))
+                });
+                close + 1 + min_items * (floor + 1)
             }
             // The closing quote, characters still owed to `minLength`, a pending escape.
             Kind::String(min_length) => min_length + 3,
@@ -292,7 +312,9 @@ impl Costs<'_> {
             Plan::Alternatives => {
                 for key in ["anyOf", "oneOf"] {
                     if let Some(Value::Array(options)) = node.get_mut(key) {
-                        options.iter_mut().for_each(|o| self.fit(o, allowance));
+                        for option in options {
+                            self.fit(option, allowance);
+                        }
                     }
                 }
             }
@@ -431,8 +453,20 @@ mod tests {
             floor,
             2 + costs.key("concepts") + 2 + costs.key("relationships") + 2
         );
+        // Inside the first concept's label: its key and end, the later required keys with
+        // their shortest values, `}`, `]`, the relationships key with `[]`, `}`.
         let concept = &schema["properties"]["concepts"]["items"];
-        assert!(costs.closing(&schema) > costs.floor(concept) + floor);
+        let label = &concept["properties"]["label"];
+        let rest: usize = ["node_type", "source_quote"]
+            .iter()
+            .map(|k| costs.key(k) + costs.floor(&concept["properties"][k]))
+            .sum();
+        let inside_label = costs.key("label") + costs.closing(label) + rest + 1;
+        let relationships = costs.key("relationships") + 2;
+        assert_eq!(
+            costs.closing(&schema),
+            costs.key("concepts") + inside_label + 1 + relationships + 1
+        );
         let enums = json!({"enum": ["attribute", "terminal_value"]});
         assert_eq!(costs.closing(&enums), count("\"terminal_value\"") + 1);
         let string = json!({"type": "string", "minLength": 2});

@@ -7,7 +7,8 @@
 //! letters, digits, apostrophes, quotes, parentheses and a few symbols (`%`, `$`, `€`,
 //! `£`, `&`, `/`), with hyphens only inside a word and a comma only at its end; there is no newline, `#`, `*`, `:`, `;`,
 //! `.`, `!` or other `?`, so no heading, list marker, role label or second sentence can appear.
-//! Words are at most [`WORD_CHARS`] characters. The rule is capped at [`QUESTION_MAX_TOKENS`]
+//! Words are at most [`WORD_CHARS`] characters, and the last one ends in a letter, digit, quote,
+//! `)` or `%` (no `,?`). The rule is capped at [`QUESTION_MAX_TOKENS`]
 //! tokens, and the engine steers the reply to its `?` as that budget runs out (see `engine`).
 //!
 //! Whether the question is *good* (on topic, not a template echo) is the pipeline's question
@@ -21,7 +22,7 @@ pub const QUESTION_MIN_WORDS: usize = 4;
 pub const QUESTION_MAX_WORDS: usize = 20;
 /// Most tokens a question may take: 20 short words fit, and a 135M model writes them in well
 /// under a second.
-pub const QUESTION_MAX_TOKENS: usize = 40;
+pub const QUESTION_MAX_TOKENS: u32 = 40;
 /// Longest word: longer runs are a model spelling out something that is not a word.
 const WORD_CHARS: usize = 24;
 
@@ -38,6 +39,9 @@ pub const QUESTION_OPENERS: &[&str] = &[
 /// because it ends a regex in Lark.
 const WORD_CLASS: &str = r#"\p{L}\p{N}'’"“”()%$€£&\/"#;
 
+/// Characters the last word may end with: no comma, bracket or symbol right before the `?`.
+const END_CLASS: &str = r#"\p{L}\p{N}'’"“”)%"#;
+
 /// An llguidance Lark grammar admitting exactly one interrogative sentence (see the module
 /// notes), for [`crate::llm::LlmRequest::with_grammar`].
 pub fn one_question_grammar() -> String {
@@ -47,15 +51,17 @@ pub fn one_question_grammar() -> String {
     let tail = format!("(?:[{class}\\-]{{0,{inner}}}[{class}])?");
     // "What's", "How'd", "Who've": an opener with a contraction is still an opener.
     let first = format!(
-        "(?:{})(?:['’](?:s|re|d|ll|ve))?",
+        "(?:{})(?:['’](?:s|re|d|ll|ve))?,?",
         QUESTION_OPENERS.join("|")
     );
-    let word = format!("[{class}]{tail}");
-    let more_min = QUESTION_MIN_WORDS - 1;
-    let more_max = QUESTION_MAX_WORDS - 1;
+    // A comma only ends a word: "different,compared,tothe" is a model cramming words.
+    let word = format!("[{class}]{tail},?");
+    let last = format!("(?:[{class}][{class}\\-]{{0,{inner}}})?[{END_CLASS}]");
+    let middle_min = QUESTION_MIN_WORDS - 2;
+    let middle_max = QUESTION_MAX_WORDS - 2;
     format!(
         "start[max_tokens={QUESTION_MAX_TOKENS}]: QUESTION\n\
-         QUESTION: /{first}(?: {word}){{{more_min},{more_max}}}\\?/\n"
+         QUESTION: /{first}(?: {word}){{{middle_min},{middle_max}}} {last}\\?/\n"
     )
 }
 
@@ -77,9 +83,17 @@ pub fn is_one_question(text: &str) -> bool {
     (QUESTION_MIN_WORDS..=QUESTION_MAX_WORDS).contains(&words.len())
         && words.iter().all(|w| word_ok(w))
         && words.first().is_some_and(|first| {
-            let stem = first.split(['\'', '’']).next().unwrap_or_default();
+            let stem = first
+                .trim_end_matches(',')
+                .split(['\'', '’'])
+                .next()
+                .unwrap_or_default();
             QUESTION_OPENERS.contains(&stem)
         })
+        && body
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_alphanumeric() || "'’\"“”)%".contains(c))
 }
 
 fn in_word_class(c: char) -> bool {
@@ -115,6 +129,8 @@ mod tests {
             "I'm looking for a question to explore oat milk?",
             "A question in this spirit is a good one?",
             "What makes it different,compared,tothe others?",
+            "Why does oat milk matter to you, ?",
+            "Why does oat milk matter to you,?",
         ] {
             assert!(!is_one_question(bad), "{bad}");
         }
@@ -129,6 +145,7 @@ mod tests {
             grammar.starts_with("start[max_tokens=40]: QUESTION\n"),
             "{grammar}"
         );
-        assert!(grammar.contains("{3,19}\\?/"), "{grammar}");
+        assert!(grammar.contains("){2,18} (?:"), "{grammar}");
+        assert!(grammar.ends_with("\\?/\n"), "{grammar}");
     }
 }

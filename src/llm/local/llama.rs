@@ -8,7 +8,7 @@
 //! `len` positions through a view. Grouped-query attention folds the query heads of a group
 //! into the rows of one matrix product instead of copying keys and values per head.
 //!
-//! The arithmetic follows candle's model step for step (quantized matrix products, RMSNorm,
+//! The arithmetic follows candle's model step for step (quantized matrix products, RMS norm,
 //! interleaved rotary embeddings, SiLU-gated MLP), so logits agree with it to float rounding
 //! (see the tests). The token embedding stays quantized and only the rows a call needs are
 //! dequantized; it doubles as the output matrix when the file ties them, so no weight is held
@@ -36,7 +36,7 @@ pub(super) struct LlamaShape {
     /// Rotary dimensions per head; must equal the head size.
     pub(super) rope_dim: usize,
     pub(super) rope_base: f32,
-    pub(super) eps: f64,
+    pub(super) eps: f32,
     /// Positions the rotary tables and every KV cache cover.
     pub(super) context: usize,
 }
@@ -156,7 +156,7 @@ impl LlamaModel {
         let mask = (seq > 1)
             .then(|| causal_mask(seq, pos, &device))
             .transpose()?;
-        let eps = self.shape.eps as f32;
+        let eps = self.shape.eps;
         for (index, layer) in self.layers.iter().enumerate() {
             let (keys, values) = cache.layer(index)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
@@ -197,45 +197,51 @@ struct Attention<'a> {
 impl Attention<'_> {
     /// `h` is `(seq, width)`; `keys` and `values` are the layer's cache, `(kv_heads, capacity,
     /// head_dim)`. Writes the new keys and values at `pos` and returns `(seq, width)`.
-    fn run(&self, layer: &Layer, h: &Tensor, keys: &Tensor, values: &Tensor) -> Result<Tensor> {
-        let s = self.shape;
-        let (seq, _) = h.dims2()?;
-        let head_dim = s.head_dim();
-        let group = s.heads / s.kv_heads;
+    fn run(
+        &self,
+        layer: &Layer,
+        hidden: &Tensor,
+        keys: &Tensor,
+        values: &Tensor,
+    ) -> Result<Tensor> {
+        let shape = self.shape;
+        let (seq, _) = hidden.dims2()?;
+        let head_dim = shape.head_dim();
+        let group = shape.heads / shape.kv_heads;
         // (seq, heads × head_dim) → (1, heads, seq, head_dim), the layout rotary wants.
         let split = |t: Tensor, heads: usize| {
             t.reshape((1, seq, heads, head_dim))?
                 .transpose(1, 2)?
                 .contiguous()
         };
-        let q = split(layer.wq.forward(h)?, s.heads)?;
-        let k = split(layer.wk.forward(h)?, s.kv_heads)?;
-        let v = split(layer.wv.forward(h)?, s.kv_heads)?;
-        let q = candle_nn::rotary_emb::rope_i(&q, self.cos, self.sin)?;
-        let k = candle_nn::rotary_emb::rope_i(&k, self.cos, self.sin)?;
-        keys.slice_set(&k.squeeze(0)?, 1, self.pos)?;
-        values.slice_set(&v.squeeze(0)?, 1, self.pos)?;
+        let queries = split(layer.wq.forward(hidden)?, shape.heads)?;
+        let new_keys = split(layer.wk.forward(hidden)?, shape.kv_heads)?;
+        let new_values = split(layer.wv.forward(hidden)?, shape.kv_heads)?;
+        let queries = candle_nn::rotary_emb::rope_i(&queries, self.cos, self.sin)?;
+        let new_keys = candle_nn::rotary_emb::rope_i(&new_keys, self.cos, self.sin)?;
+        keys.slice_set(&new_keys.squeeze(0)?, 1, self.pos)?;
+        values.slice_set(&new_values.squeeze(0)?, 1, self.pos)?;
         let total = self.pos + seq;
         let keys = keys.narrow(1, 0, total)?;
         let values = values.narrow(1, 0, total)?;
         // Query head h reads KV head h / group; the heads of a group are adjacent, so they
         // become extra rows of one product per KV head.
-        let q = q.reshape((s.kv_heads, group * seq, head_dim))?;
-        let scores = (q.matmul(&keys.t()?)? / (head_dim as f64).sqrt())?;
+        let queries = queries.reshape((shape.kv_heads, group * seq, head_dim))?;
+        let scores = (queries.matmul(&keys.t()?)? / (head_dim as f64).sqrt())?;
         let scores = match self.mask {
             Some(mask) => scores
-                .reshape((s.kv_heads, group, seq, total))?
+                .reshape((shape.kv_heads, group, seq, total))?
                 .broadcast_add(mask)?
-                .reshape((s.kv_heads, group * seq, total))?,
+                .reshape((shape.kv_heads, group * seq, total))?,
             None => scores,
         };
         let weights = candle_nn::ops::softmax_last_dim(&scores)?;
-        let y = weights
+        let mixed = weights
             .matmul(&values)?
-            .reshape((s.heads, seq, head_dim))?
+            .reshape((shape.heads, seq, head_dim))?
             .transpose(0, 1)?
-            .reshape((seq, s.heads * head_dim))?;
-        layer.wo.forward(&y)
+            .reshape((seq, shape.heads * head_dim))?;
+        layer.wo.forward(&mixed)
     }
 }
 

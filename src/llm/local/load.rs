@@ -340,14 +340,14 @@ pub(super) fn read_facts(path: &Path, content: &Content) -> Result<GgufFacts, Lo
             kv_heads,
             rope_dim: 0,
             rope_base: 10_000.0,
-            eps: f64::from(eps),
+            eps,
             context: LLAMA_MAX_CONTEXT,
         }),
         Architecture::Qwen2 => None,
     }
     .map(|shape| llama_shape(&meta, shape))
     .transpose()?;
-    let context = match &llama {
+    let context_len = match &llama {
         Some(shape) => shape.context,
         None => meta.positive("qwen2.context_length")?,
     };
@@ -355,7 +355,7 @@ pub(super) fn read_facts(path: &Path, content: &Content) -> Result<GgufFacts, Lo
     let token = |key: &str| meta.integer(key).and_then(|n| u32::try_from(n).ok());
     Ok(GgufFacts {
         architecture,
-        context,
+        context: context_len,
         vocab_rows,
         llama,
         chat_template: meta.string("tokenizer.chat_template").ok(),

@@ -41,6 +41,15 @@ pub(super) fn sample(sampler: &mut LogitsProcessor, logits: Vec<f32>) -> Result<
         .map_err(|e| LocalError::Inference(format!("sampling: {e}")))
 }
 
+/// Raises the logits of `tokens` by `bonus` (forbidden ones stay at −∞).
+pub(super) fn favour(logits: &mut [f32], tokens: &[u32], bonus: f32) {
+    for token in tokens {
+        if let Some(logit) = logits.get_mut(*token as usize) {
+            *logit += bonus;
+        }
+    }
+}
+
 /// The token with the largest logit (greedy decoding), if any.
 pub(super) fn argmax(logits: &[f32]) -> Option<u32> {
     logits
@@ -139,6 +148,14 @@ mod tests {
             0
         );
         assert!(close_or_greedy(&[inf, inf], &[&[0]]).is_err());
+    }
+
+    #[test]
+    fn favouring_raises_only_the_named_allowed_tokens() {
+        let mut logits = vec![1.0, f32::NEG_INFINITY, 3.0];
+        favour(&mut logits, &[0, 1, 7], 2.5);
+        assert_eq!(logits, vec![3.5, f32::NEG_INFINITY, 3.0]);
+        assert_eq!(argmax(&logits), Some(0));
     }
 
     #[test]

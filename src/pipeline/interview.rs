@@ -806,9 +806,9 @@ impl Interview {
                         .question_of(turn.saturating_sub(1))
                         .ok()
                         .filter(|_| turn > 0)
-                        .is_some_and(|last| last.trim().eq_ignore_ascii_case(question.trim()));
+                        .is_some_and(|last| mostly_the_same(&last, &question));
                     let checked = if repeated {
-                        Err("repeats the previous question word for word".to_owned())
+                        Err("repeats the previous question".to_owned())
                     } else {
                         crate::prompts::check_question(&question, &forbidden)
                             .map_err(|p| p.to_string())
@@ -880,6 +880,21 @@ impl Interview {
             },
         ))
     }
+}
+
+/// Whether two questions share at least four in five of their words (either way round): a
+/// small model that copies the question it was shown changes a word or two at the end.
+fn mostly_the_same(a: &str, b: &str) -> bool {
+    let words = |s: &str| -> std::collections::HashSet<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (a, b) = (words(a), words(b));
+    let shared = a.intersection(&b).count();
+    let smaller = a.len().min(b.len());
+    smaller > 0 && shared * 5 >= smaller * 4
 }
 
 /// The span of one stage of one turn; [`close_span`] fills in its elapsed time and outcome.
@@ -1000,4 +1015,23 @@ struct Envelope<'a, O> {
     output: &'a O,
     #[serde(skip_serializing_if = "Option::is_none")]
     extra: Option<&'a Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mostly_the_same;
+
+    #[test]
+    fn a_copied_question_with_a_changed_ending_is_the_same() {
+        let shown = "What makes it different is that oat milk has a slightly sweeter flavor?";
+        assert!(mostly_the_same(
+            shown,
+            "What makes it different is that oat milk has a slightly sweeter taste?"
+        ));
+        assert!(!mostly_the_same(
+            shown,
+            "Why does a sweeter flavor matter to you in the morning?"
+        ));
+        assert!(!mostly_the_same("", "Why?"));
+    }
 }

@@ -145,6 +145,11 @@ impl Model {
                 if self.provider.is_none() || role == crate::llm::Role::QuestionGeneration {
                     self.provider = Some((clean_line(&provider), clean_line(&model)));
                 }
+                // A question call has ended: what streamed was checked, and a reply that failed
+                // the check is asked for again, so the next deltas start a new text.
+                if role == crate::llm::Role::QuestionGeneration {
+                    self.streaming = None;
+                }
             }
             Event::QuestionDelta { turn, text } => match &mut self.streaming {
                 Some((t, so_far)) if *t == turn => so_far.push_str(&clean(&text)),

@@ -19,12 +19,12 @@ pub const QUESTION_MIN_WORDS: usize = 4;
 /// Most words a question may have: a question a respondent can take in at once. Stricter than
 /// the pipeline's question check (45): a 135M model given room runs on into a statement
 /// ("What makes it different, is that it has …"), and a short budget keeps it to one thought.
-pub const QUESTION_MAX_WORDS: usize = 20;
-/// Most tokens a question may take: 20 short words fit, and a 135M model writes them in well
+pub const QUESTION_MAX_WORDS: usize = 18;
+/// Most tokens a question may take: 18 short words fit, and a 135M model writes them in well
 /// under a second.
 pub const QUESTION_MAX_TOKENS: u32 = 40;
 /// Longest word: longer runs are a model spelling out something that is not a word.
-const WORD_CHARS: usize = 24;
+const WORD_CHARS: usize = 14;
 
 /// How a question may begin: an interrogative, an auxiliary or one of a few lead-ins
 /// ("Thinking about …, what …?"). A 135M model otherwise starts by talking about its task
@@ -145,7 +145,7 @@ mod tests {
             grammar.starts_with("start[max_tokens=40]: QUESTION\n"),
             "{grammar}"
         );
-        assert!(grammar.contains("){2,18} (?:"), "{grammar}");
+        assert!(grammar.contains("){2,16} (?:"), "{grammar}");
         assert!(grammar.ends_with("\\?/\n"), "{grammar}");
     }
 }

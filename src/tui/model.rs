@@ -117,6 +117,12 @@ impl Model {
     /// Folds one event; `now` stamps stage starts.
     pub fn apply(&mut self, event: Event, now: Instant) {
         match event {
+            // A completed turn's slot discovery runs after its question, while the respondent
+            // types: it is no turn in progress, and sending stays open.
+            Event::StageStarted {
+                turn,
+                stage: Stage::SlotDiscovery,
+            } if turn <= self.turns_done => {}
             Event::StageStarted { turn, stage } => {
                 let (work, since) = match self.running {
                     Some(r) if r.turn == turn => (r.work, r.since),
@@ -328,6 +334,30 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slot_discovery_after_the_question_leaves_sending_open() {
+        let mut m = Model::default();
+        let now = Instant::now();
+        m.turns_done = 1;
+        m.apply(
+            Event::StageStarted {
+                turn: 1,
+                stage: Stage::SlotDiscovery,
+            },
+            now,
+        );
+        assert!(m.running.is_none(), "the deferred stage is no running turn");
+        // Inside a turn (the seeds' order) it is part of the turn as before.
+        m.apply(
+            Event::StageStarted {
+                turn: 2,
+                stage: Stage::SlotDiscovery,
+            },
+            now,
+        );
+        assert!(m.running.is_some());
+    }
 
     #[test]
     fn answers_and_questions_stay_in_turn_order_and_are_sanitised() {

@@ -125,8 +125,13 @@ fn right_part(app: &App, with_provider: bool) -> String {
     if with_provider {
         // What understands the answers and what writes the questions, e.g. `offline
         // understanding · local question model (SmolLM2-135M-Instruct)`.
+        let model = if model.is_empty() {
+            String::new()
+        } else {
+            format!(" ({model})")
+        };
         let mode = format!(
-            "{} understanding · {provider} question model ({model})",
+            "{} understanding · {provider} question model{model}",
             clean_line(&app.info.understanding)
         );
         format!("{} · {usage}", truncate(&mode, 64))

@@ -68,7 +68,7 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
     runtime.block_on(async {
         interview.opening(&events).await.unwrap();
         for turn in 1..=turns {
-            let answer = format!("Turn {turn}: I like it because it is creamy, and when I drink it in the morning I feel calm, so I buy it every week.");
+            let answer = support::answer(turn);
             let started = Instant::now();
             let result = interview.answer(&answer, &events).await.unwrap();
             times.push(started.elapsed());
@@ -80,7 +80,10 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
             interview.flush_journal();
             nodes = result.graph_state.node_count;
             if !result.should_continue {
-                println!("  (stopped at turn {turn}: {:?})", result.termination_reason);
+                println!(
+                    "  (stopped at turn {turn}: {:?})",
+                    result.termination_reason
+                );
                 break;
             }
         }

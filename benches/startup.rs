@@ -40,10 +40,7 @@ fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
 }
 
 fn answer(turn: u32) -> String {
-    format!(
-        "Turn {turn}: I like it because it is creamy, and when I drink it in the morning I feel \
-         calm, so I buy it every week.\n\n"
-    )
+    format!("{}\n\n", support::answer(turn))
 }
 
 fn one_run(dir: &std::path::Path, model_dir: &std::path::Path, n: usize) -> Result<Run, String> {

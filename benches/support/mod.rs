@@ -28,20 +28,37 @@ const WORDS: [&str; 20] = [
     "label",
 ];
 
+/// The three concept labels of `turn`.
+pub fn labels(turn: u32) -> Vec<String> {
+    let t = turn as usize;
+    (0..3)
+        .map(|k| {
+            format!(
+                "{} {} {turn}",
+                WORDS[(t + k) % WORDS.len()],
+                WORDS[(t * 7 + k) % WORDS.len()]
+            )
+        })
+        .collect()
+}
+
+/// The answer of `turn`: it says the turn's three labels, so the scripted quotes are in it
+/// (the extraction screen drops quotes that are not).
+pub fn answer(turn: u32) -> String {
+    let l = labels(turn);
+    format!(
+        "Turn {turn}: I like it because of the {}, and when I think of the {} I feel calm, so the {} \
+         matters to me.",
+        l[0], l[1], l[2]
+    )
+}
+
 /// Three new concepts a turn, chained up the ladder and linked to the previous turn.
 pub fn script() -> String {
     let mut s = String::from("extraction:\n");
     for turn in 1..=TURNS {
         let t = turn as usize;
-        let labels: Vec<String> = (0..3)
-            .map(|k| {
-                format!(
-                    "{} {} {turn}",
-                    WORDS[(t + k) % WORDS.len()],
-                    WORDS[(t * 7 + k) % WORDS.len()]
-                )
-            })
-            .collect();
+        let labels = labels(turn);
         let concepts: Vec<serde_json::Value> = labels
             .iter()
             .enumerate()
@@ -96,7 +113,15 @@ pub fn script() -> String {
             serde_json::to_string(&reply).unwrap()
         );
     }
-    s.push_str("question_generation:\n  - reply: \"What else matters to you about that?\"\n");
+    // A different question every turn: the question check refuses a repeated one.
+    s.push_str("question_generation:\n");
+    for turn in 0..=TURNS {
+        let _ = writeln!(
+            s,
+            "  - turn: {turn}\n    reply: \"What else matters to you about the {}?\"",
+            labels(turn.max(1))[0]
+        );
+    }
     s
 }
 

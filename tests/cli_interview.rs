@@ -258,3 +258,57 @@ fn the_none_provider_interviews_from_templates_and_reproducibly() {
         crate::crash_resume::snapshot(&tmp.path().join("b.db"))
     );
 }
+
+/// A program that answers each question as it appears (a pipe, not a file read to its end)
+/// sees the opening question before it has written anything, and each turn's result after
+/// its answer.
+#[test]
+fn answers_on_stdin_are_asked_for_one_question_at_a_time() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_interviewer"))
+        .arg("--db")
+        .arg(tmp.path().join("pipe.db"))
+        .arg("--config-dir")
+        .arg(Path::new(common::MANIFEST).join("config"))
+        .args(["interview", "--provider", "none", "--concept", "oat_milk"])
+        .args(["--max-turns", "5", "--answers", "-"])
+        .env("INTERVIEWER_CACHE_DIR", common::CACHE_ROOT)
+        .env_remove("INTERVIEWER_SCRIPT")
+        .env_remove("INTERVIEWER_CRASH_AT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    // Nothing has been written yet: a driver that waited for stdin before showing the question
+    // would never print it. The bound only keeps a broken build from hanging the suite.
+    let opening = rx.recv_timeout(Duration::from_secs(300));
+    let Ok(opening) = opening else {
+        let _ = child.kill();
+        panic!("no opening question before any answer was written");
+    };
+    assert!(opening.starts_with("[turn 0] "), "{opening}");
+    stdin
+        .write_all(b"I switched to oat milk because it froths well in my latte.\n\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    let first = rx.recv_timeout(Duration::from_secs(300)).unwrap();
+    assert!(first.starts_with("[turn 1 "), "{first}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -107,9 +107,13 @@ pub fn run(
             let drive = drive(&mut interview, source, &events);
             let mut drive = std::pin::pin!(drive);
             loop {
+                // Events first: the driver yields before it asks its source, so whatever the
+                // session said (the question above all) is shown before a source that blocks
+                // on its input (stdin) is asked.
                 tokio::select! {
-                    ending = &mut drive => break ending,
+                    biased;
                     Some(event) = rx.recv() => observe(&event),
+                    ending = &mut drive => break ending,
                 }
             }
         };
@@ -171,6 +175,9 @@ pub async fn drive(
             question: &question,
             events,
         };
+        // Let the runner show this step's events before the source is asked: a source may
+        // block its thread until the respondent answers the question those events carry.
+        tokio::task::yield_now().await;
         let command = match source.next(&waiting).await {
             Ok(Some(command)) => command,
             Ok(None) => return Ending::OutOfAnswers { turn },

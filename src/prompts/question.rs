@@ -24,7 +24,7 @@ use crate::signals::catalog;
 
 pub use check::{MAX_QUESTION_WORDS, MIN_QUESTION_WORDS, QuestionProblem, check_question};
 pub use compact::{
-    COMPACT_MAX_TOKENS, COMPACT_TEMPERATURE, compact_follow_up_prompt, compact_opening_prompt,
+    COMPACT_MAX_TOKENS, COMPACT_TEMPERATURE, compact_follow_up_prompt,
 };
 pub use reply::{MAX_QUESTION_CHARS, parse_question_reply};
 pub use templates::{LAST_RESORT_QUESTION, TemplateInput, render_template};

@@ -14,7 +14,6 @@
 
 use super::FollowUpInput;
 use super::templates::{TemplateInput, clean_label, render_template};
-use crate::config::{Concept, Methodology};
 use crate::prompts::Prompt;
 use crate::prompts::window::one_line;
 
@@ -80,29 +79,6 @@ pub fn compact_follow_up_prompt(input: &FollowUpInput<'_>) -> Prompt {
         " A question in this spirit: \"{example}\" Write one new question in a single short \
          sentence, ending with a question mark."
     ));
-    Prompt {
-        system: SYSTEM.to_owned(),
-        user,
-        temperature: COMPACT_TEMPERATURE,
-    }
-}
-
-/// The opening question prompt for a small model.
-pub fn compact_opening_prompt(methodology: &Methodology, concept: &Concept) -> Prompt {
-    let topic = clean_label(concept.topic(), MAX_LABEL_WORDS);
-    let example = example(&render_template(&TemplateInput {
-        templates: &methodology.method.opening_templates,
-        focus: None,
-        topic: &topic,
-        turn: 0,
-        session_seed: &methodology.method.name,
-    }));
-    let user = format!(
-        "We are starting an interview about {topic}. {} Ask a warm, open first question about \
-         their own experience. A question in this spirit: \"{example}\" Write one question in a \
-         single short sentence, ending with a question mark.",
-        intent(&methodology.method.opening_bias, None)
-    );
     Prompt {
         system: SYSTEM.to_owned(),
         user,

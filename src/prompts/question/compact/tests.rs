@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::*;
-use crate::config::{ConfigDir, FileKind, Strategy};
+use crate::config::{Concept, ConfigDir, FileKind, Methodology, Strategy};
 use crate::domain::{GraphState, Signals};
 use crate::llm::estimate_tokens;
 use crate::prompts::check_question;
@@ -68,7 +68,6 @@ fn prompts_stay_under_the_token_bound_in_the_worst_case() {
     let mut worst = 0;
     for m in &methodologies {
         for c in &concepts {
-            worst = worst.max(tokens(&compact_opening_prompt(m, c)));
             for s in &m.strategies {
                 for closing in [false, true] {
                     let p = prompt(m, c, s, Some(focus), &conversation, closing);
@@ -147,7 +146,7 @@ fn nothing_a_small_model_could_copy_into_its_question() {
     });
     let c = config().concept("oat_milk").unwrap();
     for m in &methodologies {
-        let mut prompts = vec![compact_opening_prompt(m, &c)];
+        let mut prompts = Vec::new();
         for s in &m.strategies {
             prompts.push(prompt(m, &c, s, Some("creamy texture"), EXCHANGE, false));
             prompts.push(prompt(m, &c, s, None, EXCHANGE, true));
@@ -248,23 +247,3 @@ fn the_last_exchange_is_read_from_the_window() {
     assert!(shown.chars().count() < MAX_SHOWN_ANSWER_CHARS + 60);
 }
 
-#[test]
-fn opening_carries_topic_and_method_intent() {
-    let (m, c) = (
-        config()
-            .methodology("critical_incident", &crate::signals::Catalog)
-            .unwrap(),
-        config().concept("ev_charging_incident").unwrap(),
-    );
-    let p = compact_opening_prompt(&m, &c);
-    assert!(p.user.starts_with(&format!(
-        "We are starting an interview about {}.",
-        c.topic()
-    )));
-    assert!(
-        p.user.contains("Ask for one specific, real occasion"),
-        "{}",
-        p.user
-    );
-    assert!(p.user.contains("A question in this spirit: \""));
-}

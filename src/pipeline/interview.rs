@@ -757,6 +757,24 @@ impl Interview {
         }
     }
 
+    /// What a small model's question at `turn` may refer to: what the respondent said (the
+    /// answer of `turn`), and what the interview is about (the topic and the live concepts'
+    /// labels).
+    fn question_anchors(&self, turn: u32) -> (Vec<String>, Vec<String>) {
+        let said = self
+            .store
+            .utterance(self.session_id(), turn, Speaker::Respondent)
+            .ok()
+            .flatten()
+            .map(|u| u.text)
+            .into_iter()
+            .collect();
+        let about = std::iter::once(self.spec.concept.topic().to_owned())
+            .chain(self.world.live_nodes().map(|n| n.label.clone()))
+            .collect();
+        (said, about)
+    }
+
     /// Whether the question model is the small embedded one, which gets the compact prompt.
     pub(crate) fn small_question_model(&self) -> bool {
         self.services
@@ -802,6 +820,17 @@ impl Interview {
     ) -> Result<AskedQuestion, PipelineError> {
         let forbidden = self.forbidden_terms();
         let forbidden: Vec<&str> = forbidden.iter().map(String::as_str).collect();
+        // A small model's question must also belong to this interview: put to the respondent,
+        // about the topic or a concept so far, quoting only what was said.
+        let anchors = self
+            .small_question_model()
+            .then(|| self.question_anchors(turn));
+        let anchor_refs = anchors.as_ref().map(|(said, about)| {
+            (
+                said.iter().map(String::as_str).collect::<Vec<_>>(),
+                about.iter().map(String::as_str).collect::<Vec<_>>(),
+            )
+        });
         let mut calls = Vec::new();
         let mut problems = Vec::new();
         for attempt in 0..2 {
@@ -818,6 +847,14 @@ impl Interview {
                     } else {
                         crate::prompts::check_question(&question, &forbidden)
                             .map_err(|p| p.to_string())
+                            .and_then(|()| match &anchor_refs {
+                                Some((said, about)) => crate::prompts::check_small_model_question(
+                                    &question,
+                                    crate::prompts::Anchors { said, about },
+                                )
+                                .map_err(|p| p.to_string()),
+                                None => Ok(()),
+                            })
                     };
                     match checked {
                         Ok(()) => {

@@ -12,6 +12,7 @@
 
 mod check;
 mod compact;
+mod relevance;
 mod reply;
 mod templates;
 
@@ -23,9 +24,8 @@ use crate::scoring::{ScoredCandidate, SignalContribution};
 use crate::signals::catalog;
 
 pub use check::{MAX_QUESTION_WORDS, MIN_QUESTION_WORDS, QuestionProblem, check_question};
-pub use compact::{
-    COMPACT_MAX_TOKENS, COMPACT_TEMPERATURE, compact_follow_up_prompt,
-};
+pub use compact::{COMPACT_MAX_TOKENS, COMPACT_TEMPERATURE, compact_follow_up_prompt};
+pub use relevance::{Anchors, RelevanceProblem, check_small_model_question};
 pub use reply::{MAX_QUESTION_CHARS, parse_question_reply};
 pub use templates::{LAST_RESORT_QUESTION, TemplateInput, render_template};
 

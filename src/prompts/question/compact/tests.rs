@@ -246,4 +246,3 @@ fn the_last_exchange_is_read_from_the_window() {
     assert!(shown.ends_with("word…\""), "{shown}");
     assert!(shown.chars().count() < MAX_SHOWN_ANSWER_CHARS + 60);
 }
-

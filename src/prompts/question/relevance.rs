@@ -148,8 +148,8 @@ pub enum RelevanceProblem {
     /// A quoted phrase that is not the respondent's or a concept's (a misspelt label).
     #[error("quotes '{quote}', which the respondent did not say")]
     Misquoted { quote: String },
-    /// No content word in common with the topic, the answer or the graph.
-    #[error("shares no word with the topic, the answer or the concepts so far")]
+    /// No content word in common with the topic or the graph's labels.
+    #[error("shares no word with the topic or the concepts so far")]
     OffTopic,
 }
 

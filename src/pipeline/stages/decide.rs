@@ -42,6 +42,7 @@ impl Interview {
             &self.world.state.saturation,
             &self.world.nodes,
             u32::try_from(update.nodes_added.len()).unwrap_or(u32::MAX),
+            u32::try_from(update.edges_added.len()).unwrap_or(u32::MAX),
             u32::try_from(extracted).unwrap_or(u32::MAX),
             graph.max_depth,
             &self.world.state.depth_history,

@@ -758,3 +758,70 @@ async fn a_bad_question_is_asked_again_then_replaced_by_a_template() {
         assert_eq!(warned, !from_model);
     }
 }
+
+/// Seed 000 Path 8: a stored node tracker that cannot be read is replaced by a fresh one with
+/// a warning; the session still opens, and its next turn completes and saves a readable one.
+#[tokio::test]
+async fn an_unreadable_node_tracker_is_replaced_with_a_warning() {
+    use interviewer::graph::node_state::NodeStateTracker;
+    use interviewer::session::{Command, spawn};
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let services = common::services();
+    let answers = common::answers();
+    {
+        let mut interview = Interview::create(
+            Store::open(&db).unwrap(),
+            common::spec(11),
+            services.clone(),
+            Some("t".to_owned()),
+        )
+        .unwrap();
+        let (tx, _rx) = unbounded_channel();
+        let results = run_all(&mut interview, &answers[..1], &EventSink::new(tx)).await;
+        assert_eq!(results.len(), 1);
+    }
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE sessions SET node_tracker = '{\"schema_version\": 1, \"states\": {' \
+             WHERE id = 't'",
+            [],
+        )
+        .unwrap();
+
+    let interview =
+        Interview::open(Store::open(&db).unwrap(), "t", common::spec(11), services).unwrap();
+    let mut handle = spawn(interview).unwrap();
+    let warning = next_event(
+        &mut handle.events,
+        |e| matches!(e, Event::Warning { message } if message.contains("node tracker")),
+    )
+    .await;
+    let Event::Warning { message } = warning else {
+        unreachable!()
+    };
+    assert!(message.contains("could not be read"), "{message}");
+    assert!(message.contains("not JSON"), "{message}");
+    next_event(&mut handle.events, |e| {
+        matches!(e, Event::Question { turn: 1, .. })
+    })
+    .await;
+    handle
+        .commands
+        .try_send(Command::Answer(answers[1].clone()))
+        .unwrap();
+    let done = next_event(&mut handle.events, |e| {
+        matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
+    })
+    .await;
+    let Event::TurnCompleted(result) = done else {
+        panic!("turn 2 failed: {done:?}");
+    };
+    assert_eq!(result.turn_number, 2);
+    handle.shutdown();
+    let stored = Store::open(&db).unwrap().get_session("t").unwrap().unwrap();
+    let tracker =
+        NodeStateTracker::from_json_text(stored.node_tracker.as_deref().unwrap()).unwrap();
+    assert!(tracker.iter_in_creation_order().count() > 0);
+}

@@ -21,7 +21,8 @@ use crate::signals::DetectionInput;
 use crate::store::StoreOps;
 use crate::time::now_rfc3339;
 
-/// Saturation checks start at this turn (seed 001 "Continuation").
+/// Saturation checks start at this turn, or earlier in the late phase (seed 001: "after
+/// `MIN_TURN_FOR_SATURATION=5` or late stage").
 pub const MIN_TURN_FOR_SATURATION: u32 = 5;
 /// A focused node counts as exhausted after this many turns without yield.
 pub const NODE_EXHAUSTED_TURNS: u32 = 3;
@@ -216,7 +217,8 @@ impl Interview {
         ))
     }
 
-    /// Stage 7: hard stops, then saturation after [`MIN_TURN_FOR_SATURATION`].
+    /// Stage 7: hard stops, then saturation from [`MIN_TURN_FOR_SATURATION`] or in the late
+    /// phase.
     pub(crate) fn continuation(&mut self, run: &mut TurnRun) -> Result<String, PipelineError> {
         let selection = run.ctx.strategy_selection()?;
         let computed = run.ctx.state_computation()?;
@@ -264,7 +266,8 @@ pub(crate) fn stop_reason(
     if closing_strategy {
         return Some("Closing strategy selected");
     }
-    if turn < MIN_TURN_FOR_SATURATION {
+    // A short interview reaches its late phase before turn 5; the seed checks saturation there.
+    if turn < MIN_TURN_FOR_SATURATION && Phase::for_turn(turn, max_turns) != Phase::Late {
         return None;
     }
     if saturation.consecutive_low_info >= GRAPH_SATURATED_TURNS {
@@ -396,6 +399,22 @@ mod tests {
             stop_reason(7, 20, false, &plateau, 0, &t),
             Some("depth_plateau")
         );
+    }
+
+    #[test]
+    fn saturation_is_checked_before_turn_five_in_the_late_phase() {
+        // Before turn 5 the counters cannot reach 5 or 6, so the check that can fire is
+        // exhaustion: a node focused since turn 2 has gone 3 turns without yield by turn 4.
+        let quiet = SaturationMetrics::default();
+        let stale = tracker_with_focus(3);
+        // The final two turns are late: turn 4 of 5 is, turn 4 of 20 is not.
+        assert_eq!(Phase::for_turn(4, 5), Phase::Late);
+        assert_eq!(
+            stop_reason(4, 5, false, &quiet, 0, &stale),
+            Some("all_nodes_exhausted")
+        );
+        assert_eq!(Phase::for_turn(4, 20), Phase::Mid);
+        assert_eq!(stop_reason(4, 20, false, &quiet, 0, &stale), None);
     }
 
     #[test]

@@ -825,3 +825,75 @@ async fn an_unreadable_node_tracker_is_replaced_with_a_warning() {
         NodeStateTracker::from_json_text(stored.node_tracker.as_deref().unwrap()).unwrap();
     assert!(tracker.iter_in_creation_order().count() > 0);
 }
+
+/// Seed 001 stage 6 "Validates: Graph state freshness via `computed_at` timestamp": a turn
+/// resumed at stage 6 with a stage-5 checkpoint older than its extraction fails in stage 6
+/// with the typed error, and scores nothing.
+#[tokio::test]
+async fn strategy_selection_refuses_a_graph_state_older_than_the_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let script = script_with_bad_first_reply(
+        tmp.path(),
+        "signal_scoring",
+        r#"{"response_depth": {"score": 9, "rationale": "x"}}"#,
+    );
+    let services = common::services_with(&script);
+    let (tx, _rx) = unbounded_channel();
+    let events = EventSink::new(tx);
+    {
+        let mut interview = Interview::create(
+            Store::open(&db).unwrap(),
+            common::spec(11),
+            services.clone(),
+            Some("stale".to_owned()),
+        )
+        .unwrap();
+        interview.opening(&events).await.unwrap();
+        let failed = interview
+            .answer(&common::answers()[0], &events)
+            .await
+            .unwrap_err();
+        assert_eq!(failed.stage, Stage::StrategySelection, "{failed}");
+    }
+    let changed = rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE stage_checkpoints \
+             SET output = json_set(output, '$.output.computed_at', '2000-01-01T00:00:00.000Z') \
+             WHERE session_id = 'stale' AND turn = 1 AND stage = 'state_computation'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+
+    let mut interview = Interview::open(
+        Store::open(&db).unwrap(),
+        "stale",
+        common::spec(11),
+        services,
+    )
+    .unwrap();
+    assert!(matches!(
+        interview.pending().unwrap(),
+        Pending::Resume { turn: 1, .. }
+    ));
+    let failed = interview.resume(&events).await.unwrap_err();
+    assert_eq!(failed.stage, Stage::StrategySelection, "{failed}");
+    assert!(
+        matches!(
+            &failed.error,
+            PipelineError::StaleGraphState { turn: 1, reason }
+                if reason.contains("before this turn's extraction")
+        ),
+        "{failed}"
+    );
+    let committed: Vec<String> = interview
+        .store()
+        .checkpoints_for_turn("stale", 1)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.stage)
+        .collect();
+    assert!(!committed.contains(&"strategy_selection".to_owned()));
+}

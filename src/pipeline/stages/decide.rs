@@ -19,7 +19,7 @@ use crate::pipeline::{EventSink, PipelineError};
 use crate::scoring::{self, Selection};
 use crate::signals::DetectionInput;
 use crate::store::StoreOps;
-use crate::time::now_rfc3339;
+use crate::time::{is_rfc3339_millis, now_rfc3339};
 
 /// Saturation checks start at this turn, or earlier in the late phase (seed 001: "after
 /// `MIN_TURN_FOR_SATURATION=5` or late stage").
@@ -89,6 +89,11 @@ impl Interview {
         run: &mut TurnRun,
         events: &EventSink,
     ) -> Result<String, PipelineError> {
+        check_graph_state_is_current(
+            run.ctx.state_computation()?,
+            run.turn,
+            &run.ctx.extraction()?.timestamp,
+        )?;
         let (scores, call) = self.await_scores(run, events).await?;
         let depth = scores
             .get("response_depth")
@@ -251,6 +256,34 @@ impl Interview {
     }
 }
 
+/// Stage 6's freshness check (seed 001: "Validates: Graph state freshness via `computed_at`
+/// timestamp"): the graph state to score must be stage 5's for `turn`, computed no earlier
+/// than this turn's extraction (`extracted_at`), so the graph update of this answer is in it.
+pub(crate) fn check_graph_state_is_current(
+    computed: &StateComputationOutput,
+    turn: u32,
+    extracted_at: &str,
+) -> Result<(), PipelineError> {
+    let stale = |reason: String| Err(PipelineError::StaleGraphState { turn, reason });
+    if computed.graph_state.turn_count != turn {
+        return stale(format!(
+            "it was computed for turn {}",
+            computed.graph_state.turn_count
+        ));
+    }
+    let at = computed.computed_at.as_str();
+    if !is_rfc3339_millis(at) {
+        return stale(format!("computed_at '{at}' is not an RFC 3339 UTC time"));
+    }
+    // Both times come from the same clock and format, so text order is time order.
+    if is_rfc3339_millis(extracted_at) && at < extracted_at {
+        return stale(format!(
+            "it was computed at {at}, before this turn's extraction at {extracted_at}"
+        ));
+    }
+    Ok(())
+}
+
 /// Why the interview ends after this turn, if it does (seed 001 "Termination Reasons").
 pub(crate) fn stop_reason(
     turn: u32,
@@ -353,6 +386,46 @@ mod tests {
             t.update_focus(Some("a"), turn + 2, "deepen");
         }
         t
+    }
+
+    fn computed(turn: u32, at: &str) -> StateComputationOutput {
+        StateComputationOutput {
+            graph_state: crate::domain::GraphState {
+                turn_count: turn,
+                ..crate::domain::GraphState::default()
+            },
+            recent_nodes: Vec::new(),
+            computed_at: at.to_owned(),
+            saturation_metrics: SaturationMetrics::default(),
+            canonical_graph_state: None,
+        }
+    }
+
+    #[test]
+    fn stage_six_scores_only_this_turns_graph_state() {
+        let extracted = "2026-11-22T09:15:02.120Z";
+        let fresh = computed(3, "2026-11-22T09:15:02.480Z");
+        assert!(check_graph_state_is_current(&fresh, 3, extracted).is_ok());
+        // Computed in the same millisecond as the extraction still counts as after it.
+        assert!(check_graph_state_is_current(&computed(3, extracted), 3, extracted).is_ok());
+        let reason =
+            |c: &StateComputationOutput| match check_graph_state_is_current(c, 3, extracted) {
+                Err(PipelineError::StaleGraphState { turn: 3, reason }) => reason,
+                other => panic!("expected a stale graph state, got {other:?}"),
+            };
+        assert_eq!(
+            reason(&computed(2, "2026-11-22T09:15:02.480Z")),
+            "it was computed for turn 2"
+        );
+        assert_eq!(
+            reason(&computed(3, "2026-11-22T09:15:01.999Z")),
+            "it was computed at 2026-11-22T09:15:01.999Z, before this turn's extraction at \
+             2026-11-22T09:15:02.120Z"
+        );
+        assert_eq!(
+            reason(&computed(3, "")),
+            "computed_at '' is not an RFC 3339 UTC time"
+        );
     }
 
     #[test]

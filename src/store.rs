@@ -299,6 +299,17 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_node_tracker_is_handed_back_not_refused() {
+        let store = store_with_session();
+        store
+            .conn
+            .execute("UPDATE sessions SET node_tracker = '{\"states\": {'", [])
+            .unwrap();
+        let session = store.get_session("s1").unwrap().unwrap();
+        assert_eq!(session.node_tracker.as_deref(), Some("{\"states\": {"));
+    }
+
+    #[test]
     fn unknown_enum_text_is_corrupt() {
         let store = store_with_session();
         store

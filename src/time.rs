@@ -26,6 +26,17 @@ pub(crate) fn now_rfc3339() -> String {
     rfc3339(SystemTime::now())
 }
 
+/// Whether `text` has exactly the form [`rfc3339`] writes (`YYYY-MM-DDTHH:MM:SS.mmmZ`). Two
+/// such texts compare as their instants do, since every field has a fixed width.
+pub(crate) fn is_rfc3339_millis(text: &str) -> bool {
+    const FORM: &[u8] = b"dddd-dd-ddTdd:dd:dd.dddZ";
+    text.len() == FORM.len()
+        && text.bytes().zip(FORM).all(|(c, f)| match f {
+            b'd' => c.is_ascii_digit(),
+            _ => c == *f,
+        })
+}
+
 /// Gregorian `(year, month, day)` of a day count since 1970-01-01 (Howard Hinnant's
 /// days-to-civil algorithm, exact for every day in range).
 fn civil_from_days(days: i64) -> (i64, i64, i64) {
@@ -64,5 +75,21 @@ mod tests {
         let now = now_rfc3339();
         assert_eq!(now.len(), 24, "{now}");
         assert!(now.ends_with('Z'));
+        assert!(is_rfc3339_millis(&now), "{now}");
+    }
+
+    #[test]
+    fn only_the_written_form_is_recognised() {
+        assert!(is_rfc3339_millis("2025-02-27T14:32:01.005Z"));
+        for other in [
+            "",
+            "2025-02-27T14:32:01Z",
+            "2025-02-27T14:32:01.005+00:00",
+            "2025-02-27 14:32:01.005Z",
+            "2025-02-27T14:32:01.0x5Z",
+            "yesterday",
+        ] {
+            assert!(!is_rfc3339_millis(other), "{other}");
+        }
     }
 }

@@ -758,3 +758,142 @@ async fn a_bad_question_is_asked_again_then_replaced_by_a_template() {
         assert_eq!(warned, !from_model);
     }
 }
+
+/// Seed 000 Path 8: a stored node tracker that cannot be read is replaced by a fresh one with
+/// a warning; the session still opens, and its next turn completes and saves a readable one.
+#[tokio::test]
+async fn an_unreadable_node_tracker_is_replaced_with_a_warning() {
+    use interviewer::graph::node_state::NodeStateTracker;
+    use interviewer::session::{Command, spawn};
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let services = common::services();
+    let answers = common::answers();
+    {
+        let mut interview = Interview::create(
+            Store::open(&db).unwrap(),
+            common::spec(11),
+            services.clone(),
+            Some("t".to_owned()),
+        )
+        .unwrap();
+        let (tx, _rx) = unbounded_channel();
+        let results = run_all(&mut interview, &answers[..1], &EventSink::new(tx)).await;
+        assert_eq!(results.len(), 1);
+    }
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE sessions SET node_tracker = '{\"schema_version\": 1, \"states\": {' \
+             WHERE id = 't'",
+            [],
+        )
+        .unwrap();
+
+    let interview =
+        Interview::open(Store::open(&db).unwrap(), "t", common::spec(11), services).unwrap();
+    let mut handle = spawn(interview).unwrap();
+    let warning = next_event(
+        &mut handle.events,
+        |e| matches!(e, Event::Warning { message } if message.contains("node tracker")),
+    )
+    .await;
+    let Event::Warning { message } = warning else {
+        unreachable!()
+    };
+    assert!(message.contains("could not be read"), "{message}");
+    assert!(message.contains("not JSON"), "{message}");
+    next_event(&mut handle.events, |e| {
+        matches!(e, Event::Question { turn: 1, .. })
+    })
+    .await;
+    handle
+        .commands
+        .try_send(Command::Answer(answers[1].clone()))
+        .unwrap();
+    let done = next_event(&mut handle.events, |e| {
+        matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
+    })
+    .await;
+    let Event::TurnCompleted(result) = done else {
+        panic!("turn 2 failed: {done:?}");
+    };
+    assert_eq!(result.turn_number, 2);
+    handle.shutdown();
+    let stored = Store::open(&db).unwrap().get_session("t").unwrap().unwrap();
+    let tracker =
+        NodeStateTracker::from_json_text(stored.node_tracker.as_deref().unwrap()).unwrap();
+    assert!(tracker.iter_in_creation_order().count() > 0);
+}
+
+/// Seed 001 stage 6 "Validates: Graph state freshness via `computed_at` timestamp": a turn
+/// resumed at stage 6 with a stage-5 checkpoint older than its extraction fails in stage 6
+/// with the typed error, and scores nothing.
+#[tokio::test]
+async fn strategy_selection_refuses_a_graph_state_older_than_the_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let script = script_with_bad_first_reply(
+        tmp.path(),
+        "signal_scoring",
+        r#"{"response_depth": {"score": 9, "rationale": "x"}}"#,
+    );
+    let services = common::services_with(&script);
+    let (tx, _rx) = unbounded_channel();
+    let events = EventSink::new(tx);
+    {
+        let mut interview = Interview::create(
+            Store::open(&db).unwrap(),
+            common::spec(11),
+            services.clone(),
+            Some("stale".to_owned()),
+        )
+        .unwrap();
+        interview.opening(&events).await.unwrap();
+        let failed = interview
+            .answer(&common::answers()[0], &events)
+            .await
+            .unwrap_err();
+        assert_eq!(failed.stage, Stage::StrategySelection, "{failed}");
+    }
+    let changed = rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE stage_checkpoints \
+             SET output = json_set(output, '$.output.computed_at', '2000-01-01T00:00:00.000Z') \
+             WHERE session_id = 'stale' AND turn = 1 AND stage = 'state_computation'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+
+    let mut interview = Interview::open(
+        Store::open(&db).unwrap(),
+        "stale",
+        common::spec(11),
+        services,
+    )
+    .unwrap();
+    assert!(matches!(
+        interview.pending().unwrap(),
+        Pending::Resume { turn: 1, .. }
+    ));
+    let failed = interview.resume(&events).await.unwrap_err();
+    assert_eq!(failed.stage, Stage::StrategySelection, "{failed}");
+    assert!(
+        matches!(
+            &failed.error,
+            PipelineError::StaleGraphState { turn: 1, reason }
+                if reason.contains("before this turn's extraction")
+        ),
+        "{failed}"
+    );
+    let committed: Vec<String> = interview
+        .store()
+        .checkpoints_for_turn("stale", 1)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.stage)
+        .collect();
+    assert!(!committed.contains(&"strategy_selection".to_owned()));
+}

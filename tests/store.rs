@@ -269,7 +269,9 @@ fn sessions_round_trip() {
     store.finish_session("s1", "max_turns_reached").unwrap();
     let done = store.get_session("s1").unwrap().unwrap();
     assert_eq!(done.state, state(3));
-    assert_eq!(done.node_tracker, Some(tracker.clone()));
+    let stored: serde_json::Value =
+        serde_json::from_str(done.node_tracker.as_deref().unwrap()).unwrap();
+    assert_eq!(stored, tracker);
     assert_eq!(done.status, SessionStatus::Finished);
     assert_eq!(
         done.termination_reason.as_deref(),

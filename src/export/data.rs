@@ -61,7 +61,7 @@ impl SessionData {
             .ok_or_else(|| ExportError::UnknownSession(session_id.to_owned()))?;
         let turns = load_turns(store, session_id)?;
         let nodes = store.nodes(session_id)?;
-        let (tracked_labels, levels) = tracker_facts(session.node_tracker.as_ref(), &nodes);
+        let (tracked_labels, levels) = tracker_facts(session.node_tracker.as_deref(), &nodes);
         Ok(Self {
             utterances: store.utterances(session_id)?,
             nodes,
@@ -186,12 +186,12 @@ fn rebuild(
 /// Labels by tracking key and levels by node type from the persisted node tracker. A tracker
 /// that cannot be read only costs labels and levels, never the export.
 fn tracker_facts(
-    json: Option<&Value>,
+    json: Option<&str>,
     nodes: &[KgNode],
 ) -> (HashMap<String, String>, BTreeMap<String, u32>) {
     let mut labels = HashMap::new();
     let mut levels = BTreeMap::new();
-    let Some(tracker) = json.and_then(|j| NodeStateTracker::from_json(j).ok()) else {
+    let Some(tracker) = json.and_then(|j| NodeStateTracker::from_json_text(j).ok()) else {
         return (labels, levels);
     };
     for node in nodes {

@@ -17,7 +17,8 @@ use crate::config::Methodology;
 pub use crate::domain::SaturationMetrics;
 use crate::domain::{GraphState, ResponseDepth};
 
-/// Zero-yield turns after which the graph counts as saturated (issue/seed: ≥ 5).
+/// Zero-yield turns (no new node and no new edge) after which the graph counts as saturated
+/// (seed 001: "5+ consecutive turns with zero yield (no new nodes/edges)").
 pub const GRAPH_SATURATED_TURNS: u32 = 5;
 /// Consecutive shallow answers after which quality counts as degraded (≥ 6).
 pub const QUALITY_DEGRADED_TURNS: u32 = 6;
@@ -194,16 +195,19 @@ fn chain_completion(g: &DiGraph<usize, ()>, live: &[&KgNode], m: &Methodology) -
 /// Stage 5's update of the saturation metrics.
 ///
 /// `depth_history` holds the depths of earlier answers (this turn's arrives in stage 6), so
-/// `consecutive_shallow` is the trailing run of surface/shallow answers so far.
+/// `consecutive_shallow` is the trailing run of surface/shallow answers so far. A turn is
+/// zero-yield for `consecutive_low_info` only when it added no node and no edge: an answer
+/// that only links known concepts still grows the graph.
 pub fn saturation_metrics(
     prev: &SaturationMetrics,
     nodes: &[KgNode],
     nodes_added: u32,
+    edges_added: u32,
     concepts_extracted: u32,
     max_depth: u32,
     depth_history: &[ResponseDepth],
 ) -> SaturationMetrics {
-    let consecutive_low_info = if nodes_added == 0 {
+    let consecutive_low_info = if nodes_added == 0 && edges_added == 0 {
         prev.consecutive_low_info + 1
     } else {
         0

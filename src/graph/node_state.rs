@@ -538,6 +538,21 @@ impl NodeStateTracker {
             order,
         })
     }
+
+    /// Restores a tracker from its stored JSON text; JSON `null` is no saved tracker and gives
+    /// a fresh one.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::from_json`], and [`NodeTrackerError::Malformed`] when the text is not JSON.
+    pub fn from_json_text(text: &str) -> Result<Self, NodeTrackerError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| NodeTrackerError::Malformed(format!("not JSON: {e}")))?;
+        if value.is_null() {
+            return Ok(Self::new());
+        }
+        Self::from_json(&value)
+    }
 }
 
 /// The persisted shape, borrowed for writing (see [`NodeStateTracker::persisted`]).
@@ -919,6 +934,24 @@ mod tests {
         with_bad_order["order"] = json!(["b", "ghost", "b"]);
         let tracker = NodeStateTracker::from_json(&with_bad_order).unwrap();
         assert_eq!(tracker.order, ["b", "a"]);
+    }
+
+    #[test]
+    fn from_json_text_reads_stored_text_and_names_what_is_wrong() {
+        let mut tracker = NodeStateTracker::new();
+        tracker.register_node(&node("A"), 1);
+        let text = serde_json::to_string(&tracker.to_json()).unwrap();
+        assert_eq!(NodeStateTracker::from_json_text(&text).unwrap(), tracker);
+        assert_eq!(
+            NodeStateTracker::from_json_text("null").unwrap(),
+            NodeStateTracker::new()
+        );
+        let err =
+            NodeStateTracker::from_json_text("{\"schema_version\": 1, \"states\": {").unwrap_err();
+        assert!(
+            matches!(&err, NodeTrackerError::Malformed(m) if m.starts_with("not JSON")),
+            "{err}"
+        );
     }
 
     #[test]

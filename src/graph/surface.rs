@@ -49,7 +49,9 @@ pub struct TurnOrigin<'a> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Resolution {
-    /// Same label (case-insensitive, trimmed) as an existing node.
+    /// Same label (case-insensitive, trimmed) and node type as an existing node: seed 000
+    /// Path 12 merges only nodes of the same type, so "price" as an attribute and "price" as a
+    /// pain point stay two nodes.
     Exact { node_id: String },
     /// Same node type and cosine ≥ threshold.
     Semantic { node_id: String, similarity: f32 },
@@ -127,12 +129,15 @@ pub fn apply_extraction(
         let resolution = work.resolve_concept(concept, embedding, origin, new_id);
         update.resolutions.push(resolution);
     }
-    // Labels as extracted also resolve to the node they merged into.
-    let aliases: HashMap<String, String> = concepts
-        .iter()
-        .zip(&update.resolutions)
-        .map(|(c, r)| (norm(&c.label), r.node_id().to_owned()))
-        .collect();
+    // Labels as extracted also resolve to the nodes they merged into; one label may name
+    // nodes of several types, in extraction order.
+    let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
+    for (c, r) in concepts.iter().zip(&update.resolutions) {
+        let ids = aliases.entry(norm(&c.label)).or_default();
+        if !ids.iter().any(|id| id == r.node_id()) {
+            ids.push(r.node_id().to_owned());
+        }
+    }
     for rel in relationships {
         if let Err(reason) = work.add_edge(rel, &aliases, methodology, origin, new_id) {
             update.rejected_edges.push(RejectedEdge {
@@ -225,7 +230,7 @@ impl<'a> Working<'a> {
         let key = norm(&c.label);
         let exact = self
             .live()
-            .find(|(_, n)| norm(&n.label) == key)
+            .find(|(_, n)| norm(&n.label) == key && n.node_type == c.node_type)
             .map(|(i, _)| i);
         if let Some(i) = exact {
             self.merge_into(i, c, origin);
@@ -301,32 +306,65 @@ impl<'a> Working<'a> {
         }
     }
 
-    fn find_node(&self, label: &str, aliases: &HashMap<String, String>) -> Option<usize> {
+    /// The nodes a relationship's endpoint label may name, best first: the nodes this turn's
+    /// concepts of that label resolved to, then the session's other live nodes of that label
+    /// (cross-turn resolution; a label may name nodes of several types).
+    fn candidates(&self, label: &str, aliases: &HashMap<String, Vec<String>>) -> Vec<usize> {
         let key = norm(label);
-        if let Some(id) = aliases.get(&key) {
-            return self.nodes.iter().find(|(_, n)| &n.id == id).map(|(i, _)| i);
+        let mut found: Vec<usize> = aliases
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.nodes.iter().find(|(_, n)| &n.id == id).map(|(i, _)| i))
+            .collect();
+        for (i, n) in self.live() {
+            if norm(&n.label) == key && !found.contains(&i) {
+                found.push(i);
+            }
         }
-        // All session nodes take part (cross-turn resolution); live nodes win over superseded.
-        self.live()
-            .find(|(_, n)| norm(&n.label) == key)
-            .map(|(i, _)| i)
+        found
+    }
+
+    /// The endpoints of `rel`: the first candidate pair the ontology permits, else the best
+    /// pair (which the caller then rejects with its reason).
+    fn endpoints(
+        &self,
+        rel: &ExtractedRelationship,
+        aliases: &HashMap<String, Vec<String>>,
+        methodology: &Methodology,
+    ) -> Result<(usize, usize), String> {
+        let sources = self.candidates(&rel.source, aliases);
+        let targets = self.candidates(&rel.target, aliases);
+        let (Some(&s0), Some(&t0)) = (sources.first(), targets.first()) else {
+            return Err(if sources.is_empty() {
+                format!("source '{}' matches no concept of this session", rel.source)
+            } else {
+                format!("target '{}' matches no concept of this session", rel.target)
+            });
+        };
+        let permitted = |s: usize, t: usize| match (self.nodes.get(s), self.nodes.get(t)) {
+            (Some(a), Some(b)) => {
+                s != t && methodology.permits(&rel.edge_type, &a.node_type, &b.node_type)
+            }
+            _ => false,
+        };
+        Ok(sources
+            .iter()
+            .flat_map(|&s| targets.iter().map(move |&t| (s, t)))
+            .find(|&(s, t)| permitted(s, t))
+            .unwrap_or((s0, t0)))
     }
 
     fn add_edge(
         &mut self,
         rel: &ExtractedRelationship,
-        aliases: &HashMap<String, String>,
+        aliases: &HashMap<String, Vec<String>>,
         methodology: &Methodology,
         origin: &TurnOrigin<'_>,
         new_id: &mut dyn FnMut() -> String,
     ) -> Result<(), String> {
         let m = methodology;
-        let si = self
-            .find_node(&rel.source, aliases)
-            .ok_or_else(|| format!("source '{}' matches no concept of this session", rel.source))?;
-        let ti = self
-            .find_node(&rel.target, aliases)
-            .ok_or_else(|| format!("target '{}' matches no concept of this session", rel.target))?;
+        let (si, ti) = self.endpoints(rel, aliases, m)?;
         let (Some(source), Some(target)) = (self.nodes.get(si), self.nodes.get(ti)) else {
             return Err("endpoint vanished".to_owned());
         };

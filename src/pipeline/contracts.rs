@@ -201,7 +201,8 @@ pub struct StateComputationOutput {
     pub graph_state: GraphState,
     /// Nodes created in this turn.
     pub recent_nodes: Vec<NodeRef>,
-    /// RFC 3339; stage 6 checks it is from this turn (the seed's freshness check).
+    /// RFC 3339; stage 6 refuses a state whose `graph_state.turn_count` is another turn's or
+    /// whose `computed_at` precedes this turn's extraction (the seed's freshness check).
     pub computed_at: String,
     pub saturation_metrics: SaturationMetrics,
     /// `None` when canonical slots are disabled.

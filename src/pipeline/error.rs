@@ -41,6 +41,10 @@ pub enum PipelineError {
     Scoring(#[from] ScoringError),
     #[error("node tracker: {0}")]
     Tracker(#[from] NodeTrackerError),
+    /// Stage 6 was handed a graph state that stage 5 did not compute for this turn (seed 001:
+    /// stage 6 "Validates: Graph state freshness via `computed_at` timestamp").
+    #[error("the graph state scored in turn {turn} is not this turn's: {reason}")]
+    StaleGraphState { turn: u32, reason: String },
     #[error("{stage} read before it ran (pipeline order)")]
     NotYetRun { stage: Stage },
     #[error("checkpoint of {stage} cannot be read: {message}")]

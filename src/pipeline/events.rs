@@ -62,7 +62,7 @@ pub enum Event {
         closing: bool,
     },
     /// Something the researcher should know that does not stop the interview (the audit
-    /// trail could not be written).
+    /// trail could not be written, a stored node tracker could not be read and was replaced).
     Warning {
         message: String,
     },

@@ -158,6 +158,12 @@ impl Interview {
         &self.spec
     }
 
+    /// What opening the session had to repair, for the researcher (a stored node tracker that
+    /// could not be read was replaced by a fresh one); empty for a session read as stored.
+    pub fn load_warnings(&self) -> &[String] {
+        &self.world.load_warnings
+    }
+
     /// Completed turns.
     pub fn turn_count(&self) -> u32 {
         self.world.state.turn_count

@@ -24,6 +24,10 @@ pub(crate) struct World {
     pub slots: Vec<CanonicalSlot>,
     pub mappings: Vec<SlotMapping>,
     pub canonical_edges: Vec<CanonicalEdge>,
+    /// What the researcher should know about how the session was loaded (a stored node
+    /// tracker that could not be read and was replaced by a fresh one); the driver reports
+    /// each as a warning event when it starts.
+    pub load_warnings: Vec<String>,
 }
 
 impl World {
@@ -31,9 +35,24 @@ impl World {
         let record = store
             .get_session(session_id)?
             .ok_or_else(|| PipelineError::NoSession(session_id.to_owned()))?;
-        let tracker = match &record.node_tracker {
-            Some(json) if !json.is_null() => NodeStateTracker::from_json(json)?,
-            _ => NodeStateTracker::new(),
+        let mut load_warnings = Vec::new();
+        let tracker = match record
+            .node_tracker
+            .as_deref()
+            .map(NodeStateTracker::from_json_text)
+        {
+            None => NodeStateTracker::new(),
+            Some(Ok(tracker)) => tracker,
+            // Seed 000 Path 8: a tracker that cannot be loaded degrades to a fresh one with a
+            // warning; the per-node history is lost, the session itself is not.
+            Some(Err(e)) => {
+                tracing::warn!(session = session_id, error = %e, "node tracker replaced by a fresh one");
+                load_warnings.push(format!(
+                    "session {session_id}: the stored node tracker could not be read ({e}); \
+                     continuing with a fresh tracker, so node focus and yield history restart"
+                ));
+                NodeStateTracker::new()
+            }
         };
         Ok(Self {
             session_id: record.id,
@@ -47,6 +66,7 @@ impl World {
             slots: store.slots(session_id)?,
             mappings: store.mappings(session_id)?,
             canonical_edges: store.canonical_edges(session_id)?,
+            load_warnings,
         })
     }
 

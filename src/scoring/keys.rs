@@ -3,7 +3,10 @@
 //!
 //! Resolution order: an exact signal name; otherwise `base.qualifier`, where the qualifier is
 //! `true`/`false` for booleans, `low` (≤ 0.25) / `mid` (0.25 < v < 0.75) / `high` (≥ 0.75) for
-//! numbers and ordinal categories (by position), or a category value compared for equality.
+//! numbers, or a category value compared for equality. On an ordinal category, `low`/`mid`/
+//! `high` are positional bins only when the category has no value of that name: the level
+//! categories (`none`/`low`/`medium`/`high`) have a value `low`, so `focus_streak.low` means
+//! exactly `low`, as in the original system, and never also `none`.
 //! A key whose signal is absent resolves to `None` and contributes nothing.
 
 use crate::domain::{SignalValue, Signals};
@@ -33,10 +36,15 @@ fn qualifier_matches(base: &str, value: &SignalValue, qualifier: &str) -> bool {
         },
         SignalValue::Number(n) => bin_matches(*n, qualifier),
         SignalValue::Category(c) => {
-            if c == qualifier {
-                return true;
+            let (values, ordinal) = match catalog::spec(base).map(|s| s.kind) {
+                Some(Kind::Category { values, ordinal }) => (values, ordinal),
+                _ => (&[][..], false),
+            };
+            // A qualifier naming one of the category's values is that value and nothing else.
+            if c == qualifier || values.contains(&qualifier) || !ordinal {
+                return c == qualifier;
             }
-            match ordinal_position(base, c) {
+            match ordinal_position(values, c) {
                 Some(pos) if matches!(qualifier, "low" | "mid" | "high") => {
                     bin_matches(pos, qualifier)
                 }
@@ -56,16 +64,8 @@ pub fn bin_matches(v: f64, bin: &str) -> bool {
     }
 }
 
-/// Position of an ordinal category value in [0, 1] (first value 0, last 1).
-fn ordinal_position(base: &str, value: &str) -> Option<f64> {
-    let spec = catalog::spec(base)?;
-    let Kind::Category {
-        values,
-        ordinal: true,
-    } = spec.kind
-    else {
-        return None;
-    };
+/// Position of `value` among an ordinal category's `values` in [0, 1] (first 0, last 1).
+fn ordinal_position(values: &[&str], value: &str) -> Option<f64> {
     let index = values.iter().position(|v| *v == value)?;
     let last = values.len().checked_sub(1).filter(|l| *l > 0)?;
     Some(index as f64 / last as f64)
@@ -152,6 +152,28 @@ mod tests {
                 "{value}"
             );
         }
+    }
+
+    #[test]
+    fn a_qualifier_naming_a_category_value_matches_that_value_only() {
+        // focus_streak is ordinal none/low/medium/high: `.low` is the value `low`, not the
+        // positional bin (which would also hold `none` at position 0).
+        let at = |value: &str, key: &str| {
+            let s = signals(&[("graph.node.focus_streak", SignalValue::category(value))]);
+            resolve(key, &s)
+        };
+        let yes = Some(SignalValue::Bool(true));
+        let no = Some(SignalValue::Bool(false));
+        assert_eq!(at("none", "graph.node.focus_streak.low"), no);
+        assert_eq!(at("low", "graph.node.focus_streak.low"), yes);
+        assert_eq!(at("medium", "graph.node.focus_streak.high"), no);
+        assert_eq!(at("high", "graph.node.focus_streak.high"), yes);
+        assert_eq!(at("none", "graph.node.focus_streak.none"), yes);
+        // No value is named `mid`, so `.mid` stays positional: low = 1/3 and medium = 2/3.
+        assert_eq!(at("low", "graph.node.focus_streak.mid"), yes);
+        assert_eq!(at("medium", "graph.node.focus_streak.mid"), yes);
+        assert_eq!(at("none", "graph.node.focus_streak.mid"), no);
+        assert_eq!(at("high", "graph.node.focus_streak.mid"), no);
     }
 
     #[test]

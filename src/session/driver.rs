@@ -138,6 +138,11 @@ pub async fn drive(
 ) -> Ending {
     let interactive = source.interactive();
     events.emit(Event::Resumed(Box::new(snapshot::history(interview))));
+    for message in interview.load_warnings() {
+        events.emit(Event::Warning {
+            message: message.clone(),
+        });
+    }
     snapshot::publish(interview, events);
     let mut failure = settle(interview, events).await;
     if let Some(e) = &failure {

@@ -2,11 +2,12 @@
 //! node tracker as JSON next to the columns that listing and filtering need.
 //!
 //! The tracker is stored as the caller's JSON value (it carries its own `schema_version`); this
-//! module neither knows nor checks its shape.
+//! module neither knows nor checks its shape, and hands it back as the stored text, unparsed,
+//! so that a damaged tracker is for its reader to judge (the pipeline starts a fresh one, seed
+//! 000 Path 8) rather than a reason the whole session cannot be read.
 
 use rusqlite::{Connection, Row, params};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::StoreError;
 use super::codec::{NOW, col, exec, json_col, query_all, query_opt, to_json};
@@ -59,8 +60,9 @@ pub struct SessionRecord {
     /// Why the interview ended; `None` while active.
     pub termination_reason: Option<String>,
     pub state: SessionState,
-    /// The node tracker's persisted JSON; `None` until the first turn saves one.
-    pub node_tracker: Option<Value>,
+    /// The node tracker's persisted JSON text, unparsed (it may be damaged); `None` until the
+    /// first turn saves one.
+    pub node_tracker: Option<String>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -230,11 +232,7 @@ fn status_col(row: &Row<'_>, id: &str) -> Result<SessionStatus, StoreError> {
 
 fn decode_record(row: &Row<'_>) -> Result<SessionRecord, StoreError> {
     let id: String = col(row, "id")?;
-    let tracker: Option<String> = col(row, "node_tracker")?;
-    let node_tracker = tracker
-        .map(|text| serde_json::from_str(&text))
-        .transpose()
-        .map_err(|e| StoreError::corrupt(format!("sessions.node_tracker of session {id}"), &e))?;
+    let node_tracker: Option<String> = col(row, "node_tracker")?;
     Ok(SessionRecord {
         methodology: col(row, "methodology")?,
         concept: col(row, "concept")?,

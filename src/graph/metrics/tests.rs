@@ -115,7 +115,7 @@ fn chao1_and_saturation_counters() {
 
     let mut m = SaturationMetrics::default();
     for turn in 1..=5 {
-        m = saturation_metrics(&m, &nodes, 0, 2, 2, &[Deep, Surface, Shallow]);
+        m = saturation_metrics(&m, &nodes, 0, 0, 2, 2, &[Deep, Surface, Shallow]);
         assert_eq!(m.consecutive_low_info, turn);
         assert_eq!(m.consecutive_shallow, 2);
     }
@@ -124,7 +124,7 @@ fn chao1_and_saturation_counters() {
         m.consecutive_depth_plateau, 4,
         "first turn raised max depth 0 → 2"
     );
-    let m = saturation_metrics(&m, &nodes, 3, 4, 3, &[]);
+    let m = saturation_metrics(&m, &nodes, 3, 0, 4, 3, &[]);
     assert_eq!(
         (
             m.consecutive_low_info,
@@ -135,4 +135,21 @@ fn chao1_and_saturation_counters() {
     );
     assert!((m.new_info_rate - 0.75).abs() < 1e-12);
     assert!(!m.is_saturated);
+}
+
+#[test]
+fn a_turn_that_only_adds_edges_is_not_zero_yield() {
+    let nodes = vec![node("a", "attribute", 1), node("b", "attribute", 1)];
+    let mut m = SaturationMetrics::default();
+    for turn in 1..=4 {
+        m = saturation_metrics(&m, &nodes, 0, 0, 0, 1, &[]);
+        assert_eq!(m.consecutive_low_info, turn);
+    }
+    // No new node, one new edge: the graph grew, so the run of zero-yield turns ends.
+    let m = saturation_metrics(&m, &nodes, 0, 1, 1, 1, &[]);
+    assert_eq!(m.consecutive_low_info, 0);
+    assert!(!m.is_saturated);
+    // A fifth zero-yield turn after the edge is the first of a new run, not saturation.
+    let m = saturation_metrics(&m, &nodes, 0, 0, 0, 1, &[]);
+    assert_eq!(m.consecutive_low_info, 1);
 }

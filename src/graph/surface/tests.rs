@@ -313,3 +313,94 @@ fn revises_supersedes_the_older_node() {
     );
     assert_eq!(t3.new_nodes.len(), 1);
 }
+
+#[test]
+fn exact_label_of_another_node_type_stays_a_separate_node() {
+    let mut next = ids();
+    let t1 = run(
+        &[],
+        &[],
+        &[concept("price", "attribute")],
+        &[v(0.0)],
+        &[],
+        1,
+        &mut next,
+    );
+    // Same label, same vector, other type: neither step 1 nor step 2 merges it.
+    let t2 = run(
+        &t1.new_nodes,
+        &[],
+        &[concept("Price", "functional_consequence")],
+        &[v(0.0)],
+        &[],
+        2,
+        &mut next,
+    );
+    assert!(
+        matches!(t2.resolutions[0], Resolution::New { .. }),
+        "{:?}",
+        t2.resolutions
+    );
+    assert_eq!(t2.new_nodes.len(), 1);
+    assert_eq!(t2.new_nodes[0].node_type, "functional_consequence");
+    assert!(t2.updated_nodes.is_empty());
+    // Within one turn too, and a later mention of each type merges into its own node.
+    let both = [
+        concept("price", "attribute"),
+        concept("price", "functional_consequence"),
+    ];
+    let t3 = run(&[], &[], &both, &[v(0.0), v(0.0)], &[], 1, &mut next);
+    assert_eq!(t3.new_nodes.len(), 2);
+    let t4 = run(&t3.new_nodes, &[], &both, &[None, None], &[], 2, &mut next);
+    assert!(t4.new_nodes.is_empty());
+    assert!(matches!(
+        (&t4.resolutions[0], &t4.resolutions[1]),
+        (Resolution::Exact { node_id: a }, Resolution::Exact { node_id: b })
+            if *a == t3.new_nodes[0].id && *b == t3.new_nodes[1].id
+    ));
+}
+
+#[test]
+fn a_label_naming_two_types_resolves_edges_to_the_permitted_pair() {
+    let mut next = ids();
+    let concepts = [
+        concept("quality", "attribute"),
+        concept("quality", "terminal_value"),
+        concept("feels safe", "psychosocial_consequence"),
+    ];
+    // Only attribute → psychosocial and psychosocial → terminal_value are permitted.
+    let rels = [
+        rel("quality", "feels safe", "leads_to"),
+        rel("feels safe", "quality", "leads_to"),
+    ];
+    let u = run(
+        &[],
+        &[],
+        &concepts,
+        &[v(0.0), v(0.0), v(1.5)],
+        &rels,
+        1,
+        &mut next,
+    );
+    assert_eq!(u.new_nodes.len(), 3);
+    assert!(u.rejected_edges.is_empty(), "{:?}", u.rejected_edges);
+    let id_of = |t: &str| {
+        u.new_nodes
+            .iter()
+            .find(|n| n.node_type == t)
+            .map(|n| n.id.clone())
+            .unwrap()
+    };
+    let ends: Vec<(String, String)> = u
+        .new_edges
+        .iter()
+        .map(|e| (e.source_node_id.clone(), e.target_node_id.clone()))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            (id_of("attribute"), id_of("psychosocial_consequence")),
+            (id_of("psychosocial_consequence"), id_of("terminal_value")),
+        ]
+    );
+}

@@ -19,9 +19,10 @@ use crate::pipeline::{EventSink, PipelineError};
 use crate::scoring::{self, Selection};
 use crate::signals::DetectionInput;
 use crate::store::StoreOps;
-use crate::time::now_rfc3339;
+use crate::time::{is_rfc3339_millis, now_rfc3339};
 
-/// Saturation checks start at this turn (seed 001 "Continuation").
+/// Saturation checks start at this turn, or earlier in the late phase (seed 001: "after
+/// `MIN_TURN_FOR_SATURATION=5` or late stage").
 pub const MIN_TURN_FOR_SATURATION: u32 = 5;
 /// A focused node counts as exhausted after this many turns without yield.
 pub const NODE_EXHAUSTED_TURNS: u32 = 3;
@@ -42,6 +43,7 @@ impl Interview {
             &self.world.state.saturation,
             &self.world.nodes,
             u32::try_from(update.nodes_added.len()).unwrap_or(u32::MAX),
+            u32::try_from(update.edges_added.len()).unwrap_or(u32::MAX),
             u32::try_from(extracted).unwrap_or(u32::MAX),
             graph.max_depth,
             &self.world.state.depth_history,
@@ -87,6 +89,11 @@ impl Interview {
         run: &mut TurnRun,
         events: &EventSink,
     ) -> Result<String, PipelineError> {
+        check_graph_state_is_current(
+            run.ctx.state_computation()?,
+            run.turn,
+            &run.ctx.extraction()?.timestamp,
+        )?;
         let (scores, call) = self.await_scores(run, events).await?;
         let depth = scores
             .get("response_depth")
@@ -215,7 +222,8 @@ impl Interview {
         ))
     }
 
-    /// Stage 7: hard stops, then saturation after [`MIN_TURN_FOR_SATURATION`].
+    /// Stage 7: hard stops, then saturation from [`MIN_TURN_FOR_SATURATION`] or in the late
+    /// phase.
     pub(crate) fn continuation(&mut self, run: &mut TurnRun) -> Result<String, PipelineError> {
         let selection = run.ctx.strategy_selection()?;
         let computed = run.ctx.state_computation()?;
@@ -248,6 +256,34 @@ impl Interview {
     }
 }
 
+/// Stage 6's freshness check (seed 001: "Validates: Graph state freshness via `computed_at`
+/// timestamp"): the graph state to score must be stage 5's for `turn`, computed no earlier
+/// than this turn's extraction (`extracted_at`), so the graph update of this answer is in it.
+pub(crate) fn check_graph_state_is_current(
+    computed: &StateComputationOutput,
+    turn: u32,
+    extracted_at: &str,
+) -> Result<(), PipelineError> {
+    let stale = |reason: String| Err(PipelineError::StaleGraphState { turn, reason });
+    if computed.graph_state.turn_count != turn {
+        return stale(format!(
+            "it was computed for turn {}",
+            computed.graph_state.turn_count
+        ));
+    }
+    let at = computed.computed_at.as_str();
+    if !is_rfc3339_millis(at) {
+        return stale(format!("computed_at '{at}' is not an RFC 3339 UTC time"));
+    }
+    // Both times come from the same clock and format, so text order is time order.
+    if is_rfc3339_millis(extracted_at) && at < extracted_at {
+        return stale(format!(
+            "it was computed at {at}, before this turn's extraction at {extracted_at}"
+        ));
+    }
+    Ok(())
+}
+
 /// Why the interview ends after this turn, if it does (seed 001 "Termination Reasons").
 pub(crate) fn stop_reason(
     turn: u32,
@@ -263,7 +299,8 @@ pub(crate) fn stop_reason(
     if closing_strategy {
         return Some("Closing strategy selected");
     }
-    if turn < MIN_TURN_FOR_SATURATION {
+    // A short interview reaches its late phase before turn 5; the seed checks saturation there.
+    if turn < MIN_TURN_FOR_SATURATION && Phase::for_turn(turn, max_turns) != Phase::Late {
         return None;
     }
     if saturation.consecutive_low_info >= GRAPH_SATURATED_TURNS {
@@ -351,6 +388,46 @@ mod tests {
         t
     }
 
+    fn computed(turn: u32, at: &str) -> StateComputationOutput {
+        StateComputationOutput {
+            graph_state: crate::domain::GraphState {
+                turn_count: turn,
+                ..crate::domain::GraphState::default()
+            },
+            recent_nodes: Vec::new(),
+            computed_at: at.to_owned(),
+            saturation_metrics: SaturationMetrics::default(),
+            canonical_graph_state: None,
+        }
+    }
+
+    #[test]
+    fn stage_six_scores_only_this_turns_graph_state() {
+        let extracted = "2026-11-22T09:15:02.120Z";
+        let fresh = computed(3, "2026-11-22T09:15:02.480Z");
+        assert!(check_graph_state_is_current(&fresh, 3, extracted).is_ok());
+        // Computed in the same millisecond as the extraction still counts as after it.
+        assert!(check_graph_state_is_current(&computed(3, extracted), 3, extracted).is_ok());
+        let reason =
+            |c: &StateComputationOutput| match check_graph_state_is_current(c, 3, extracted) {
+                Err(PipelineError::StaleGraphState { turn: 3, reason }) => reason,
+                other => panic!("expected a stale graph state, got {other:?}"),
+            };
+        assert_eq!(
+            reason(&computed(2, "2026-11-22T09:15:02.480Z")),
+            "it was computed for turn 2"
+        );
+        assert_eq!(
+            reason(&computed(3, "2026-11-22T09:15:01.999Z")),
+            "it was computed at 2026-11-22T09:15:01.999Z, before this turn's extraction at \
+             2026-11-22T09:15:02.120Z"
+        );
+        assert_eq!(
+            reason(&computed(3, "")),
+            "computed_at '' is not an RFC 3339 UTC time"
+        );
+    }
+
     #[test]
     fn hard_stops_come_first() {
         let quiet = SaturationMetrics::default();
@@ -395,6 +472,22 @@ mod tests {
             stop_reason(7, 20, false, &plateau, 0, &t),
             Some("depth_plateau")
         );
+    }
+
+    #[test]
+    fn saturation_is_checked_before_turn_five_in_the_late_phase() {
+        // Before turn 5 the counters cannot reach 5 or 6, so the check that can fire is
+        // exhaustion: a node focused since turn 2 has gone 3 turns without yield by turn 4.
+        let quiet = SaturationMetrics::default();
+        let stale = tracker_with_focus(3);
+        // The final two turns are late: turn 4 of 5 is, turn 4 of 20 is not.
+        assert_eq!(Phase::for_turn(4, 5), Phase::Late);
+        assert_eq!(
+            stop_reason(4, 5, false, &quiet, 0, &stale),
+            Some("all_nodes_exhausted")
+        );
+        assert_eq!(Phase::for_turn(4, 20), Phase::Mid);
+        assert_eq!(stop_reason(4, 20, false, &quiet, 0, &stale), None);
     }
 
     #[test]

@@ -337,16 +337,23 @@ impl Interview {
         Ok(index)
     }
 
-    /// Embeddings for the concepts that need one: a label that exactly matches a live node
-    /// merges without the semantic step, so it is not embedded (one batch for the rest).
+    /// Embeddings for the concepts that need one: a label and node type that exactly match a
+    /// live node merge without the semantic step, so they are not embedded (one batch for the
+    /// rest).
     fn embed_unmatched(
         &self,
         concepts: &[ExtractedConcept],
     ) -> Result<Vec<Option<Vec<f32>>>, PipelineError> {
-        let known: HashSet<String> = self.world.live_nodes().map(|n| norm(&n.label)).collect();
+        let known: HashSet<(String, &str)> = self
+            .world
+            .live_nodes()
+            .map(|n| (norm(&n.label), n.node_type.as_str()))
+            .collect();
+        let is_known =
+            |c: &ExtractedConcept| known.contains(&(norm(&c.label), c.node_type.as_str()));
         let wanted: Vec<&str> = concepts
             .iter()
-            .filter(|c| !known.contains(&norm(&c.label)))
+            .filter(|c| !is_known(c))
             .map(|c| c.label.as_str())
             .collect();
         let mut computed = if wanted.is_empty() {
@@ -357,13 +364,7 @@ impl Interview {
         .into_iter();
         Ok(concepts
             .iter()
-            .map(|c| {
-                if known.contains(&norm(&c.label)) {
-                    None
-                } else {
-                    computed.next()
-                }
-            })
+            .map(|c| if is_known(c) { None } else { computed.next() })
             .collect())
     }
 

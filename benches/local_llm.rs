@@ -20,7 +20,9 @@
     clippy::too_many_lines
 )]
 
-use std::io::{BufRead, BufReader, Write};
+mod support;
+
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -116,12 +118,9 @@ fn spec(dir: &ConfigDir) -> InterviewSpec {
 
 /// A `kB` field of `/proc/PID/status`, in MB.
 fn status_mb(pid: u32, field: &str) -> Option<f64> {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()?
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .map(|kb| kb / 1024.0)
+    support::status_kib(pid, field)
+        .ok()
+        .map(|kib| kib as f64 / 1024.0)
 }
 
 /// The README's first command, headless: the real binary on the embedded defaults, each shipped
@@ -166,13 +165,8 @@ fn embedded_default() -> Result<(), String> {
         .map_err(|e| format!("cannot start interviewer: {e}"))?;
     let pid = child.id();
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let mut lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
-    let mut next_line = || -> Result<String, String> {
-        lines
-            .next()
-            .ok_or("interviewer stopped early")?
-            .map_err(|e| e.to_string())
-    };
+    let mut lines = support::ChildLines::new(child.stdout.take().ok_or("no stdout")?);
+    let mut next_line = || lines.next_line();
     let opening = next_line()?;
     let first_question = started.elapsed();
     println!("the embedded default (the real binary, --provider local, offline understanding):");

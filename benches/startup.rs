@@ -10,12 +10,12 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use interviewer::embed::{ResolveConfig, resolve_model_dir};
-use support::script;
+use support::{ChildLines, script, status_kib};
 
 const RUNS: usize = 5;
 const TURNS: u32 = 30;
@@ -26,17 +26,6 @@ struct Run {
     rss_kib: u64,
     peak_kib: u64,
     turns: u32,
-}
-
-/// A `kB` field of `/proc/PID/status`.
-fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map_err(|e| format!("/proc/{pid}/status: {e}"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
-        .and_then(|v| v.trim().parse().ok())
-        .ok_or_else(|| format!("no {field} in /proc/{pid}/status"))
 }
 
 fn answer(turn: u32) -> String {
@@ -65,14 +54,8 @@ fn one_run(dir: &std::path::Path, model_dir: &std::path::Path, n: usize) -> Resu
         .map_err(|e| format!("cannot start interviewer: {e}"))?;
     let pid = child.id();
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let mut lines = BufReader::new(child.stdout.take().ok_or("no stdout")?).lines();
-    let mut next_line = || -> Result<String, String> {
-        lines
-            .next()
-            .ok_or("interviewer stopped early")?
-            .map_err(|e| e.to_string())
-    };
-
+    let mut lines = ChildLines::new(child.stdout.take().ok_or("no stdout")?);
+    let mut next_line = || lines.next_line();
     let opening = next_line()?;
     let first_question = started.elapsed();
     if !opening.starts_with("[turn 0]") {

@@ -1,5 +1,6 @@
 //! What the benchmarks share: a scripted 50-turn oat milk interview whose extraction adds
-//! three chained concepts a turn, and percentile reporting.
+//! three chained concepts a turn, percentile reporting, and reading a child process (the real
+//! binary): its output line by line and its resident memory.
 
 #![allow(
     dead_code,
@@ -10,6 +11,8 @@
 )]
 
 use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Lines};
+use std::process::ChildStdout;
 use std::time::Duration;
 
 /// Turns the script covers.
@@ -138,4 +141,32 @@ pub fn report(name: &str, times: &[Duration]) {
         percentile(&sorted, 0.5).as_secs_f64() * 1e3,
         percentile(&sorted, 0.95).as_secs_f64() * 1e3
     );
+}
+
+/// A `kB` field of `/proc/PID/status` (Linux), e.g. `VmRSS:`.
+pub fn status_kib(pid: u32, field: &str) -> Result<u64, String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map_err(|e| format!("/proc/{pid}/status: {e}"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(|| format!("no {field} in /proc/{pid}/status"))
+}
+
+/// A child's standard output, a line at a time.
+pub struct ChildLines(Lines<BufReader<ChildStdout>>);
+
+impl ChildLines {
+    pub fn new(stdout: ChildStdout) -> Self {
+        Self(BufReader::new(stdout).lines())
+    }
+
+    /// The next line; an error when the child stopped printing.
+    pub fn next_line(&mut self) -> Result<String, String> {
+        self.0
+            .next()
+            .ok_or("interviewer stopped early")?
+            .map_err(|e| e.to_string())
+    }
 }

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 /// A surface concept, as the respondent put it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KgNode {
-    /// `UUIDv4`.
+    /// A name-based `UUIDv5` from the session, the turn and a counter (`pipeline::ids`), so a
+    /// stage run again after a crash mints the same ids. The seeds say `UUIDv4`; see the
+    /// README's design notes.
     pub id: String,
     pub session_id: String,
     /// The concept in the respondent's own words.

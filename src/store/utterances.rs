@@ -14,7 +14,9 @@ pub use crate::domain::Speaker;
 /// A stored utterance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Utterance {
-    /// `UUIDv4`, generated on insert; nodes and edges cite it as provenance.
+    /// The pipeline's utterances get a name-based `UUIDv5` from the session, the turn and the
+    /// speaker (`pipeline::ids`); [`insert_utterance`](crate::store::StoreOps::insert_utterance)
+    /// a random `UUIDv4`. Nodes and edges cite it as provenance.
     pub id: String,
     pub session_id: String,
     pub turn: u32,

@@ -22,6 +22,7 @@ mod cache;
 mod hash;
 mod minilm;
 mod resolve;
+mod weights;
 
 use std::path::PathBuf;
 

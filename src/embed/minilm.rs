@@ -85,9 +85,9 @@ impl MiniLmEmbedder {
         let tokenizer = load_tokenizer(&tokenizer_path)?;
 
         let weights_path = dir.join("model.safetensors");
-        let weights = std::fs::read(&weights_path).map_err(|e| load_error(&weights_path, e))?;
-        let vb = VarBuilder::from_buffered_safetensors(weights, DType::F32, &Device::Cpu)
-            .map_err(|e| load_error(&weights_path, e))?;
+        // Tensor by tensor, so the weights are never held twice (see `weights`).
+        let tensors = super::weights::read_tensors(&weights_path)?;
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
         let model = BertModel::load(vb, &config).map_err(|e| load_error(&weights_path, e))?;
 
         Ok(Self {

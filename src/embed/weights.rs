@@ -93,40 +93,50 @@ pub(super) fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>, Embed
         reader
             .seek(SeekFrom::Start(data_start + start))
             .map_err(|e| fail(format!("tensor {name}: {e}")))?;
-        let mut left = end - start;
+        let shape = entry.shape.as_slice();
         let tensor = if width == 4 {
-            let mut values: Vec<f32> = Vec::with_capacity(count);
-            while left > 0 {
-                let n = read_chunk(&mut reader, &mut chunk, &mut left)
-                    .map_err(|e| fail(format!("tensor {name}: {e}")))?;
-                values.extend(
-                    chunk
-                        .get(..n)
-                        .unwrap_or_default()
-                        .chunks_exact(4)
-                        .map(|b| <[u8; 4]>::try_from(b).map_or(0.0, f32::from_le_bytes)),
-                );
-            }
-            Tensor::from_vec(values, entry.shape.as_slice(), &Device::Cpu)
+            read_values(
+                &mut reader,
+                &mut chunk,
+                end - start,
+                count,
+                f32::from_le_bytes,
+            )
+            .and_then(|v| Ok(Tensor::from_vec(v, shape, &Device::Cpu)?))
         } else {
-            let mut values: Vec<i64> = Vec::with_capacity(count);
-            while left > 0 {
-                let n = read_chunk(&mut reader, &mut chunk, &mut left)
-                    .map_err(|e| fail(format!("tensor {name}: {e}")))?;
-                values.extend(
-                    chunk
-                        .get(..n)
-                        .unwrap_or_default()
-                        .chunks_exact(8)
-                        .map(|b| <[u8; 8]>::try_from(b).map_or(0, i64::from_le_bytes)),
-                );
-            }
-            Tensor::from_vec(values, entry.shape.as_slice(), &Device::Cpu)
+            read_values(
+                &mut reader,
+                &mut chunk,
+                end - start,
+                count,
+                i64::from_le_bytes,
+            )
+            .and_then(|v| Ok(Tensor::from_vec(v, shape, &Device::Cpu)?))
         }
         .map_err(|e| fail(format!("tensor {name}: {e}")))?;
         tensors.insert(name, tensor);
     }
     Ok(tensors)
+}
+
+/// Reads `bytes` bytes as `count` values of `W` bytes each, decoded by `decode`, a chunk at
+/// a time.
+fn read_values<T, const W: usize>(
+    reader: &mut impl Read,
+    chunk: &mut [u8],
+    bytes: u64,
+    count: usize,
+    decode: fn([u8; W]) -> T,
+) -> Result<Vec<T>, Box<dyn std::error::Error>> {
+    let mut values = Vec::with_capacity(count);
+    let mut left = bytes;
+    while left > 0 {
+        let n = read_chunk(reader, chunk, &mut left)?;
+        for piece in chunk.get(..n).unwrap_or_default().chunks_exact(W) {
+            values.push(decode(<[u8; W]>::try_from(piece)?));
+        }
+    }
+    Ok(values)
 }
 
 /// Reads the next piece of a tensor (at most a chunk, a whole number of 8 bytes unless it is

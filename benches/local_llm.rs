@@ -7,7 +7,9 @@
 //! questions) on the ten shipped oat milk answers, typed on stdin as each question appears: when
 //! the opening question is printed, each turn's time and resident memory after the tenth turn.
 //! With the argument `llm` (`cargo bench --bench local_llm -- llm`) it also runs one turn with
-//! every role on the local model (`understanding: llm`; about a minute).
+//! every role on the local model (`understanding: llm`; about a minute); with `speed` it only
+//! loads the model and runs the speed probe; numbers among the arguments replace the probe's
+//! prompt lengths (`-- speed 2700`).
 //!
 //! Prints numbers; asserts nothing. candle's thread count comes from `RAYON_NUM_THREADS`
 //! (default: physical cores) and is printed. Run with `cargo bench --bench local_llm`.
@@ -235,13 +237,14 @@ fn embedded_default() -> Result<(), String> {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let with_llm_turn = std::env::args().skip(1).any(|a| a == "llm");
+    let speed_only = std::env::args().skip(1).any(|a| a == "speed");
     let fetch = FetchConfig {
         cache_root: Some(CACHE_ROOT.into()),
         ..FetchConfig::from_env()
     };
     let gguf = models::resolve(&fetch, &[&LLM_FALLBACK]).unwrap().files[0].clone();
     // The binary finds the same files in the same cache, so its start is a warm one.
-    if let Err(e) = embedded_default() {
+    if !speed_only && let Err(e) = embedded_default() {
         println!("the embedded default failed: {e}");
     }
     println!("resident memory before loading: {}", rss_mb());
@@ -267,7 +270,14 @@ async fn main() {
     println!("resident memory after loading: {}", rss_mb());
 
     // The speed probe: a prompt of the given length from scratch, then 64 greedy tokens.
-    for prompt_tokens in [16, 500, 2_700] {
+    let mut sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    if sizes.is_empty() {
+        sizes = vec![16, 500, 2_700];
+    }
+    for prompt_tokens in sizes {
         let speed = provider.measure_speed(prompt_tokens, 64).await.unwrap();
         println!(
             "speed probe, {:>5}-token prompt: prefill {:>6.0} ms = {:>5.0} tok/s | generation \
@@ -279,6 +289,9 @@ async fn main() {
             speed.decode.as_secs_f64() * 1e3,
             speed.decode_per_second()
         );
+    }
+    if speed_only {
+        return;
     }
 
     // Short prompt, long free reply: decode speed at small context.

@@ -232,9 +232,19 @@ impl LocalProvider {
             "local model loaded"
         );
         let (jobs, queue) = mpsc::channel();
+        // The model's loop runs on a worker of its own pool, the pool candle's matrix products
+        // then split across: one thread per core in all. Driven from a thread outside the
+        // pool, the caller and the pool's spinning workers were one more thread than cores,
+        // and the caller's own work (the decode attention) lost its core at random (generation
+        // after a 2,700-token prompt varied between 39 and 47 tokens/s).
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|index| format!("interviewer-local-llm-{index}"))
+            .build()
+            .map_err(|e| LocalError::Inference(format!("cannot start the model threads: {e}")))?;
         std::thread::Builder::new()
             .name("interviewer-local-llm".to_owned())
-            .spawn(move || work(engine, &queue))
+            .spawn(move || pool.install(move || work(engine, &queue)))
             .map_err(|e| LocalError::Inference(format!("cannot start the model thread: {e}")))?;
         Ok(Self {
             model: model_name(&path),

@@ -4,19 +4,22 @@
 //! every token, so each generated token copies the whole cache (and `repeat_kv` copies it again
 //! per query head group): generation slowed from 52 to 18 tokens/s after a 2,700-token prompt.
 //! Here the weights are read-only and shared, and each [`KvCache`] is one allocation of the
-//! full context that new keys and values are written into in place; attention reads the first
-//! `len` positions through a view. Grouped-query attention folds the query heads of a group
-//! into the rows of one matrix product instead of copying keys and values per head.
+//! full context, in f16, that new keys and values are written into in place. A generated token
+//! attends with our own kernel that reads the cache where it lies ([`decode`]); a prompt of
+//! several tokens uses matrix products over an f32 copy of the cached part, where grouped-query
+//! attention folds the query heads of a group into the rows of one product instead of copying
+//! keys and values per head.
 //!
-//! The arithmetic follows candle's model step for step (quantized matrix products, RMS norm,
-//! interleaved rotary embeddings, SiLU-gated MLP), so logits agree with it to float rounding
-//! (see the tests). The token embedding stays quantized and only the rows a call needs are
+//! The arithmetic otherwise follows candle's model step for step (quantized matrix products,
+//! RMS norm, interleaved rotary embeddings, SiLU-gated MLP). Logits agree with it to the
+//! rounding of the f16 cache, and greedy decoding picks the same tokens (see the tests). The token embedding stays quantized and only the rows a call needs are
 //! dequantized; it doubles as the output matrix when the file ties them, so no weight is held
 //! twice.
 //!
 //! Left out: mixture-of-experts layers and rotary scaling, which the supported models lack.
 
 mod cache;
+mod decode;
 
 use std::sync::Arc;
 
@@ -46,9 +49,9 @@ impl LlamaShape {
         self.width / self.heads.max(1)
     }
 
-    /// KV cache bytes per cached token: f32 keys and values of every layer.
+    /// KV cache bytes per cached token: f16 keys and values of every layer.
     pub(super) fn kv_bytes_per_token(&self) -> usize {
-        self.layers * 2 * self.kv_heads * self.head_dim() * std::mem::size_of::<f32>()
+        self.layers * 2 * self.kv_heads * self.head_dim() * std::mem::size_of::<u16>()
     }
 }
 
@@ -129,7 +132,7 @@ impl LlamaModel {
     }
 
     /// An empty cache for this model, able to hold the whole context.
-    pub(super) fn new_cache(&self) -> Result<KvCache> {
+    pub(super) fn new_cache(&self) -> KvCache {
         KvCache::new(&self.shape)
     }
 
@@ -158,7 +161,6 @@ impl LlamaModel {
             .transpose()?;
         let eps = self.shape.eps;
         for (index, layer) in self.layers.iter().enumerate() {
-            let (keys, values) = cache.layer(index)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
             let attention = Attention {
                 shape: &self.shape,
@@ -167,7 +169,7 @@ impl LlamaModel {
                 mask: mask.as_ref(),
                 pos,
             };
-            x = (attention.run(layer, &h, &keys, &values)? + x)?;
+            x = (attention.run(layer, &h, cache, index)? + x)?;
             let h = candle_nn::ops::rms_norm(&x, &layer.ffn_norm, eps)?;
             let gated =
                 (candle_nn::ops::silu(&layer.gate.forward(&h)?)? * layer.up.forward(&h)?)?;
@@ -195,14 +197,14 @@ struct Attention<'a> {
 }
 
 impl Attention<'_> {
-    /// `h` is `(seq, width)`; `keys` and `values` are the layer's cache, `(kv_heads, capacity,
-    /// head_dim)`. Writes the new keys and values at `pos` and returns `(seq, width)`.
+    /// `h` is `(seq, width)`. Writes the new keys and values into layer `index` of the cache
+    /// at `pos` and returns `(seq, width)`.
     fn run(
         &self,
         layer: &Layer,
         hidden: &Tensor,
-        keys: &Tensor,
-        values: &Tensor,
+        cache: &mut KvCache,
+        index: usize,
     ) -> Result<Tensor> {
         let shape = self.shape;
         let (seq, _) = hidden.dims2()?;
@@ -219,11 +221,18 @@ impl Attention<'_> {
         let new_values = split(layer.wv.forward(hidden)?, shape.kv_heads)?;
         let queries = candle_nn::rotary_emb::rope_i(&queries, self.cos, self.sin)?;
         let new_keys = candle_nn::rotary_emb::rope_i(&new_keys, self.cos, self.sin)?;
-        keys.slice_set(&new_keys.squeeze(0)?, 1, self.pos)?;
-        values.slice_set(&new_values.squeeze(0)?, 1, self.pos)?;
+        cache.write(
+            index,
+            self.pos,
+            &new_keys.squeeze(0)?,
+            &new_values.squeeze(0)?,
+        )?;
         let total = self.pos + seq;
-        let keys = keys.narrow(1, 0, total)?;
-        let values = values.narrow(1, 0, total)?;
+        if seq == 1 {
+            let mixed = self.attend_one(&queries, cache, index, total)?;
+            return layer.wo.forward(&mixed);
+        }
+        let (keys, values) = cache.widened(index, total)?;
         // Query head h reads KV head h / group; the heads of a group are adjacent, so they
         // become extra rows of one product per KV head.
         let queries = queries.reshape((shape.kv_heads, group * seq, head_dim))?;
@@ -242,6 +251,35 @@ impl Attention<'_> {
             .transpose(0, 1)?
             .reshape((seq, shape.heads * head_dim))?;
         layer.wo.forward(&mixed)
+    }
+}
+
+impl Attention<'_> {
+    /// One new token (`queries` `(1, heads, 1, head_dim)`) against the first `total` positions
+    /// of layer `index`, read where they lie in the cache; returns `(1, width)`.
+    fn attend_one(
+        &self,
+        queries: &Tensor,
+        cache: &KvCache,
+        index: usize,
+        total: usize,
+    ) -> Result<Tensor> {
+        let shape = self.shape;
+        let queries = queries.flatten_all()?.to_vec1::<f32>()?;
+        let (keys, values) = cache.layer(index)?;
+        let layer = decode::CachedLayer {
+            keys,
+            values,
+            capacity: cache.capacity(),
+            len: total,
+        };
+        let heads = decode::HeadLayout {
+            queries: shape.heads,
+            kv: shape.kv_heads,
+            size: shape.head_dim(),
+        };
+        let mixed = decode::attend(&queries, &layer, heads);
+        Tensor::from_vec(mixed, (1, shape.width), &Device::Cpu)
     }
 }
 

@@ -85,11 +85,7 @@ impl Weights {
         match self {
             Self::Llama(model) => {
                 let model: &LlamaModel = model;
-                let slot = pool.acquire(role, prompt, || {
-                    model.new_cache().map_err(|e| {
-                        LocalError::Inference(format!("cannot allocate the KV cache: {e}"))
-                    })
-                })?;
+                let slot = pool.acquire(role, prompt, || model.new_cache())?;
                 Ok(Working::Llama { model, slot })
             }
             Self::Qwen2(model) => {

@@ -1,6 +1,6 @@
 //! Our forward pass against candle's `quantized_llama` on the real SmolLM2-135M (requantized to
-//! `Q8_0` as the loader does): the same logits to float rounding, after a prompt, while
-//! generating, and after the cache is truncated and refilled.
+//! `Q8_0` as the loader does): the same logits to the rounding of our f16 cache, after a prompt
+//! and while generating; exactly the same logits after the cache is truncated and refilled.
 //!
 //! These need private pieces (the loader's requantizing, the model and its cache), so they live
 //! beside the code rather than in `tests/local_llm.rs`. The GGUF comes from `target/test-cache`.
@@ -16,9 +16,16 @@ use crate::llm::local::load::{read_facts, requantize};
 use crate::llm::local::model_tests::{gguf, template, tokenizer};
 use crate::llm::local::sampling::argmax;
 
-/// Largest logit difference accepted: logits here span about ±30, and the two passes group
-/// the attention products differently (one product per KV head against one per query head).
-const TOLERANCE: f32 = 1e-3;
+/// Largest logit difference accepted. Logits here span about ±30. With an f32 cache the two
+/// passes agreed to 1e-3; keeping keys and values in f16 (3 significant digits) moves the
+/// largest of the 49,152 logits by up to about 1.5 on this prompt (measured), because SmolLM2's
+/// keys are large enough that their rounding shifts attention scores and the quantized
+/// activations carry the shift on.
+const TOLERANCE: f32 = 2.5;
+
+/// Of the 11 greedy steps (candle's token fed to both), how many must pick candle's token:
+/// measured 10, the other one a near tie (candle's top two 0.2 apart).
+const GREEDY_AGREEMENT: usize = 9;
 
 /// A short chat prompt in SmolLM2's markup (its default system prompt included).
 fn prompt(model: &LlamaModel) -> Vec<u32> {
@@ -70,23 +77,24 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 fn logits_match_candles_quantized_llama_while_prompting_and_generating() {
     let (ours, mut reference) = models();
     let ids = prompt(&ours);
-    let mut cache = ours.new_cache().unwrap();
+    let mut cache = ours.new_cache();
     let mut mine = ours.forward(&ids, &mut cache).unwrap();
     let mut theirs = reference_logits(&mut reference, &ids, 0);
     let mut worst = max_diff(&mine, &theirs);
-    assert_eq!(argmax(&mine), argmax(&theirs));
-    // Ten greedy steps: single-token forwards against the cache.
+    let mut agreed = usize::from(argmax(&mine) == argmax(&theirs));
+    // Ten greedy steps on candle's tokens: single-token forwards against the cache.
     let mut pos = ids.len();
     for _ in 0..10 {
-        let token = argmax(&mine).unwrap();
-        assert_eq!(Some(token), argmax(&theirs));
+        let token = argmax(&theirs).unwrap();
         mine = ours.forward(&[token], &mut cache).unwrap();
         theirs = reference_logits(&mut reference, &[token], pos);
         worst = worst.max(max_diff(&mine, &theirs));
+        agreed += usize::from(argmax(&mine) == argmax(&theirs));
         pos += 1;
     }
-    println!("largest logit difference over 11 steps: {worst:e}");
+    println!("largest logit difference over 11 steps: {worst:e}; same token {agreed} of 11");
     assert!(worst < TOLERANCE, "{worst}");
+    assert!(agreed >= GREEDY_AGREEMENT, "{agreed} of 11");
     assert_eq!(cache.len(), pos);
 }
 
@@ -96,13 +104,13 @@ fn a_truncated_cache_refilled_gives_the_logits_of_an_untruncated_run() {
     let ids = prompt(&ours);
     let (shared, rest) = ids.split_at(ids.len() / 2);
     // Reference: the shared part, then the rest.
-    let mut plain = ours.new_cache().unwrap();
+    let mut plain = ours.new_cache();
     ours.forward(shared, &mut plain).unwrap();
     let expected = ours.forward(rest, &mut plain).unwrap();
 
     // Same chunks, but another continuation ran in between and was cut away: nothing of it
     // may leak into the attention of the rest.
-    let mut cache = ours.new_cache().unwrap();
+    let mut cache = ours.new_cache();
     ours.forward(shared, &mut cache).unwrap();
     ours.forward(&[504, 2_000, 17, 42], &mut cache).unwrap();
     ours.forward(&[99], &mut cache).unwrap();
@@ -113,10 +121,10 @@ fn a_truncated_cache_refilled_gives_the_logits_of_an_untruncated_run() {
     assert_eq!(cache.len(), ids.len());
 }
 
-/// How far chunking alone moves the logits, in candle and in ours: the quantized activations
-/// turn float rounding differences of differently shaped products into visible differences,
-/// so prefix reuse (which changes the chunking) cannot promise bit-identical replies, and
-/// neither could candle's own model.
+/// Chunking the prompt keeps ours as close to candle as one whole prompt does: the quantized
+/// activations turn float rounding differences of differently shaped products into visible
+/// differences, so prefix reuse (which changes the chunking) cannot promise bit-identical
+/// replies, and neither could candle's own model.
 #[test]
 fn chunked_prefill_moves_both_implementations_alike() {
     let (ours, mut reference) = models();
@@ -124,7 +132,7 @@ fn chunked_prefill_moves_both_implementations_alike() {
     let cut = ids.len() / 2;
     reference_logits(&mut reference, ids.get(..cut).unwrap(), 0);
     let theirs = reference_logits(&mut reference, ids.get(cut..).unwrap(), cut);
-    let mut cache = ours.new_cache().unwrap();
+    let mut cache = ours.new_cache();
     ours.forward(ids.get(..cut).unwrap(), &mut cache).unwrap();
     let mine = ours.forward(ids.get(cut..).unwrap(), &mut cache).unwrap();
     let diff = max_diff(&mine, &theirs);
@@ -135,7 +143,7 @@ fn chunked_prefill_moves_both_implementations_alike() {
 #[test]
 fn the_context_limit_is_an_error_and_leaves_the_cache_as_it_was() {
     let (ours, _) = models();
-    let mut cache = ours.new_cache().unwrap();
+    let mut cache = ours.new_cache();
     ours.forward(&[1, 2, 3], &mut cache).unwrap();
     let too_many = vec![5u32; cache.capacity()];
     let err = ours.forward(&too_many, &mut cache).unwrap_err();

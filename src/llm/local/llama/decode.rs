@@ -1,0 +1,490 @@
+//! Attention of one new token over the cache: the step that decides generation speed after a
+//! long prompt.
+//!
+//! Generating a token reads every cached key and value of every layer once (SmolLM2-135M: 23 KB
+//! per cached token in f16, 62 MB after a 2,700-token prompt). Done as two candle matrix
+//! products over an f32 cache it was the larger half of a token's time after such a prompt (24
+//! tokens/s): products three rows tall pack the cache before reading it. Here each KV head's
+//! positions are read once, straight from the cache, in chunks: a block of four rows is widened
+//! from f16 into a stack buffer and multiplied against the group's queries with four
+//! independent chains of multiply-adds, with SIMD chosen at run time (`pulp`). Each chunk keeps
+//! its own softmax maximum and sum, so chunks merge exactly as one softmax (the "online
+//! softmax" rescaling).
+//!
+//! It runs on the calling thread. Spreading the chunks over the model's two-thread pool was
+//! slower on the 2-core machines this is measured on (42–43 against 43–47 tokens/s after a
+//! 2,700-token prompt): waking the pool for each of the 30 layers costs more than the second
+//! core gains.
+
+// `pulp` applies the SIMD level it detected only to code inlined into its dispatch, so every
+// helper below must be inlined there.
+#![allow(clippy::inline_always)]
+
+use pulp::{Arch, Simd, WithSimd};
+
+/// Positions per chunk: bounds the scores a chunk keeps (`group × CHUNK` floats, in L1).
+const CHUNK: usize = 256;
+
+/// One layer's cache as flat slices, `(kv_heads, capacity, head_dim)` each, of which the first
+/// `len` positions are read.
+pub(super) struct CachedLayer<'a> {
+    pub(super) keys: &'a [u16],
+    pub(super) values: &'a [u16],
+    pub(super) capacity: usize,
+    pub(super) len: usize,
+}
+
+/// How many query and KV heads there are, and their size.
+#[derive(Clone, Copy)]
+pub(super) struct HeadLayout {
+    pub(super) queries: usize,
+    pub(super) kv: usize,
+    pub(super) size: usize,
+}
+
+/// Softmax-weighted values of query `queries` (`heads × head_dim`, rotary applied) over the
+/// cached positions; returns `heads × head_dim`. Query head `h` reads KV head `h / group`.
+pub(super) fn attend(queries: &[f32], layer: &CachedLayer<'_>, heads: HeadLayout) -> Vec<f32> {
+    let HeadLayout {
+        queries: count,
+        kv: kv_heads,
+        size: head_dim,
+    } = heads;
+    let group = count / kv_heads.max(1);
+    let scale = 1.0 / (head_dim as f32).sqrt();
+    let chunks = layer.len.div_ceil(CHUNK).max(1);
+    let arch = Arch::new();
+    let work = |unit: usize| {
+        let (kv, chunk) = (unit / chunks, unit % chunks);
+        let start = chunk * CHUNK;
+        let rows = CHUNK.min(layer.len.saturating_sub(start));
+        let base = (kv * layer.capacity + start) * head_dim;
+        let span = base..base + rows * head_dim;
+        let first = kv * group * head_dim;
+        arch.dispatch(Chunk {
+            queries: queries.get(first..first + group * head_dim).unwrap_or(&[]),
+            keys: layer.keys.get(span.clone()).unwrap_or(&[]),
+            values: layer.values.get(span).unwrap_or(&[]),
+            group,
+            head_dim,
+            scale,
+        })
+    };
+    let partials: Vec<Partial> = (0..kv_heads * chunks).map(work).collect();
+    let mut out = vec![0.0; count * head_dim];
+    for (kv, units) in partials.chunks(chunks).enumerate() {
+        for member in 0..group {
+            let head = kv * group + member;
+            let Some(target) = out.get_mut(head * head_dim..(head + 1) * head_dim) else {
+                continue;
+            };
+            merge(units, member, head_dim, target);
+        }
+    }
+    out
+}
+
+/// Combines the chunks' results for one query head of their group into `target`.
+fn merge(units: &[Partial], member: usize, head_dim: usize, target: &mut [f32]) {
+    let max = units
+        .iter()
+        .filter_map(|unit| unit.max.get(member))
+        .fold(f32::NEG_INFINITY, |a, b| a.max(*b));
+    let mut total = 0.0;
+    for unit in units {
+        let (Some(m), Some(sum)) = (unit.max.get(member), unit.sum.get(member)) else {
+            continue;
+        };
+        if !m.is_finite() {
+            continue;
+        }
+        let rescale = (m - max).exp();
+        total += sum * rescale;
+        let part = unit
+            .out
+            .get(member * head_dim..(member + 1) * head_dim)
+            .unwrap_or(&[]);
+        for (t, o) in target.iter_mut().zip(part) {
+            *t += o * rescale;
+        }
+    }
+    if total > 0.0 {
+        for t in target.iter_mut() {
+            *t /= total;
+        }
+    }
+}
+
+/// One chunk's softmax state for each query head of a group: the largest score, the sum of
+/// `exp(score − max)`, and the values weighted by those exponentials (not yet divided).
+struct Partial {
+    max: Vec<f32>,
+    sum: Vec<f32>,
+    out: Vec<f32>,
+}
+
+/// One KV head's chunk of positions against the query heads of its group.
+struct Chunk<'a> {
+    /// `group × head_dim`.
+    queries: &'a [f32],
+    /// `rows × head_dim` each.
+    keys: &'a [u16],
+    values: &'a [u16],
+    group: usize,
+    head_dim: usize,
+    scale: f32,
+}
+
+impl WithSimd for Chunk<'_> {
+    type Output = Partial;
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) -> Partial {
+        let Self {
+            queries,
+            keys,
+            values,
+            group,
+            head_dim,
+            scale,
+        } = self;
+        let width = head_dim.max(1);
+        let rows = keys.len() / width;
+        // Scores, head-major: `scores[member * rows + row]`.
+        let mut scores = vec![0.0f32; group * rows];
+        let mut buffer = [0.0f32; 1024];
+        let quads = keys.chunks_exact(4 * width);
+        let rest = quads.remainder();
+        for (quad_index, quad) in quads.enumerate() {
+            let Some(wide) = buffer.get_mut(..quad.len()) else {
+                break;
+            };
+            widen(quad, wide);
+            let four = split4(wide, width);
+            for (member, query) in queries.chunks_exact(width).enumerate() {
+                let first = member * rows + 4 * quad_index;
+                let dots = dot4(simd, query, four);
+                if let Some(slots) = scores.get_mut(first..first + 4) {
+                    for (slot, dot) in slots.iter_mut().zip(dots) {
+                        *slot = dot * scale;
+                    }
+                }
+            }
+        }
+        for (offset, key) in rest.chunks_exact(width).enumerate() {
+            let row = rows - rest.len() / width + offset;
+            let Some(key_wide) = buffer.get_mut(..key.len()) else {
+                break;
+            };
+            widen(key, key_wide);
+            let key = &*key_wide;
+            for (member, query) in queries.chunks_exact(width).enumerate() {
+                if let Some(slot) = scores.get_mut(member * rows + row) {
+                    *slot = dot(simd, query, key) * scale;
+                }
+            }
+        }
+        let mut max = vec![f32::NEG_INFINITY; group];
+        let mut sum = vec![0.0f32; group];
+        for (member, row_scores) in scores.chunks_exact_mut(rows.max(1)).enumerate() {
+            let m = row_scores.iter().fold(f32::NEG_INFINITY, |a, b| a.max(*b));
+            let mut total = 0.0;
+            for score in row_scores.iter_mut() {
+                *score = (*score - m).exp();
+                total += *score;
+            }
+            if let (Some(slot), Some(s)) = (max.get_mut(member), sum.get_mut(member)) {
+                *slot = m;
+                *s = total;
+            }
+        }
+        let mut out = vec![0.0f32; group * head_dim];
+        let quads = values.chunks_exact(4 * width);
+        let rest = quads.remainder();
+        for (quad_index, quad) in quads.enumerate() {
+            let Some(wide) = buffer.get_mut(..quad.len()) else {
+                break;
+            };
+            widen(quad, wide);
+            let four = split4(wide, width);
+            for (member, target) in out.chunks_exact_mut(width).enumerate() {
+                let first = member * rows + 4 * quad_index;
+                if let Some(&[a, b, c, d]) = scores.get(first..first + 4) {
+                    axpy4(simd, [a, b, c, d], four, target);
+                }
+            }
+        }
+        for (offset, value) in rest.chunks_exact(width).enumerate() {
+            let row = rows - rest.len() / width + offset;
+            let Some(value_wide) = buffer.get_mut(..value.len()) else {
+                break;
+            };
+            widen(value, value_wide);
+            let value = &*value_wide;
+            for (member, target) in out.chunks_exact_mut(width).enumerate() {
+                let weight = scores.get(member * rows + row).copied().unwrap_or(0.0);
+                axpy(simd, weight, value, target);
+            }
+        }
+        Partial { max, sum, out }
+    }
+}
+
+/// The f32 values of f16 bit patterns, written so the compiler vectorises it under the SIMD
+/// level `pulp` chose: exponent and mantissa moved into place and rescaled by 2¹¹² (which also
+/// makes subnormals exact), then the sign put back. An f16 infinity or NaN, which the cache
+/// never holds for a model whose activations stay within f16's range, widens to a finite
+/// number at or above 65,536 instead.
+#[inline(always)]
+fn widen(halves: &[u16], out: &mut [f32]) {
+    let rescale = f32::from_bits(0x7780_0000);
+    for (half, wide) in halves.iter().zip(out.iter_mut()) {
+        let bits = u32::from(*half);
+        let magnitude = f32::from_bits((bits & 0x7fff) << 13) * rescale;
+        *wide = f32::from_bits(magnitude.to_bits() | ((bits & 0x8000) << 16));
+    }
+}
+
+/// Four consecutive rows of `width` from a slice of `4 × width`.
+#[inline(always)]
+fn split4(quad: &[f32], width: usize) -> [&[f32]; 4] {
+    let (a, rest) = quad.split_at(width.min(quad.len()));
+    let (b, rest) = rest.split_at(width.min(rest.len()));
+    let (c, d) = rest.split_at(width.min(rest.len()));
+    [a, b, c, d]
+}
+
+/// `query · row` for four rows at once: four independent chains of multiply-adds.
+#[inline(always)]
+fn dot4<S: Simd>(simd: S, query: &[f32], rows: [&[f32]; 4]) -> [f32; 4] {
+    let (lanes, query_tail) = S::as_simd_f32s(query);
+    let [first, second, third, fourth] = rows.map(|row| S::as_simd_f32s(row));
+    let zero = simd.splat_f32s(0.0);
+    let mut acc = [zero; 4];
+    let columns = lanes
+        .iter()
+        .zip(first.0)
+        .zip(second.0)
+        .zip(third.0)
+        .zip(fourth.0);
+    for ((((lane, k0), k1), k2), k3) in columns {
+        acc[0] = simd.mul_add_f32s(*lane, *k0, acc[0]);
+        acc[1] = simd.mul_add_f32s(*lane, *k1, acc[1]);
+        acc[2] = simd.mul_add_f32s(*lane, *k2, acc[2]);
+        acc[3] = simd.mul_add_f32s(*lane, *k3, acc[3]);
+    }
+    let tails = [first.1, second.1, third.1, fourth.1];
+    let mut dots = [0.0; 4];
+    for ((dot, acc), tail) in dots.iter_mut().zip(acc).zip(tails) {
+        let rest: f32 = query_tail.iter().zip(tail).map(|(x, y)| x * y).sum();
+        *dot = simd.reduce_sum_f32s(acc) + rest;
+    }
+    dots
+}
+
+/// `target += Σ weights[i] × rows[i]` over four rows, each element updated once.
+#[inline(always)]
+fn axpy4<S: Simd>(simd: S, weights: [f32; 4], rows: [&[f32]; 4], target: &mut [f32]) {
+    let [w0, w1, w2, w3] = weights.map(|w| simd.splat_f32s(w));
+    let [first, second, third, fourth] = rows.map(|row| S::as_simd_f32s(row));
+    let (lanes, target_tail) = S::as_mut_simd_f32s(target);
+    let columns = lanes
+        .iter_mut()
+        .zip(first.0)
+        .zip(second.0)
+        .zip(third.0)
+        .zip(fourth.0);
+    for ((((lane, v0), v1), v2), v3) in columns {
+        let low = simd.mul_add_f32s(w1, *v1, simd.mul_f32s(w0, *v0));
+        let high = simd.mul_add_f32s(w3, *v3, simd.mul_f32s(w2, *v2));
+        *lane = simd.add_f32s(*lane, simd.add_f32s(low, high));
+    }
+    let tails = [first.1, second.1, third.1, fourth.1];
+    for (index, slot) in target_tail.iter_mut().enumerate() {
+        for (weight, tail) in weights.iter().zip(tails) {
+            *slot += weight * tail.get(index).copied().unwrap_or(0.0);
+        }
+    }
+}
+
+/// `a · b` over equal-length slices.
+#[inline(always)]
+fn dot<S: Simd>(simd: S, a: &[f32], b: &[f32]) -> f32 {
+    let (a_head, a_tail) = S::as_simd_f32s(a);
+    let (b_head, b_tail) = S::as_simd_f32s(b);
+    let mut acc = simd.splat_f32s(0.0);
+    for (x, y) in a_head.iter().zip(b_head) {
+        acc = simd.mul_add_f32s(*x, *y, acc);
+    }
+    let tail: f32 = a_tail.iter().zip(b_tail).map(|(x, y)| x * y).sum();
+    simd.reduce_sum_f32s(acc) + tail
+}
+
+/// `target += weight × value`.
+#[inline(always)]
+fn axpy<S: Simd>(simd: S, weight: f32, value: &[f32], target: &mut [f32]) {
+    let factor = simd.splat_f32s(weight);
+    let (v_head, v_tail) = S::as_simd_f32s(value);
+    let (t_head, t_tail) = S::as_mut_simd_f32s(target);
+    for (t, v) in t_head.iter_mut().zip(v_head) {
+        *t = simd.mul_add_f32s(factor, *v, *t);
+    }
+    for (t, v) in t_tail.iter_mut().zip(v_tail) {
+        *t += weight * v;
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
+mod tests {
+    use half::f16;
+
+    use super::*;
+
+    /// Plain attention, one query head at a time, in f64.
+    fn reference(queries: &[f32], layer: &CachedLayer<'_>, heads: HeadLayout) -> Vec<f32> {
+        let HeadLayout {
+            queries: count,
+            kv: kv_heads,
+            size: head_dim,
+        } = heads;
+        let group = count / kv_heads;
+        let mut out = Vec::new();
+        for head in 0..count {
+            let kv = head / group;
+            let query = &queries[head * head_dim..(head + 1) * head_dim];
+            let row = |data: &[u16], pos: usize| {
+                let start = (kv * layer.capacity + pos) * head_dim;
+                data[start..start + head_dim]
+                    .iter()
+                    .map(|b| f16::from_bits(*b).to_f32())
+                    .collect::<Vec<_>>()
+            };
+            let scores: Vec<f64> = (0..layer.len)
+                .map(|pos| {
+                    let key = row(layer.keys, pos);
+                    let dot: f64 = query.iter().zip(&key).map(|(q, k)| f64::from(q * k)).sum();
+                    dot / (head_dim as f64).sqrt()
+                })
+                .collect();
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+            let total: f64 = weights.iter().sum();
+            for d in 0..head_dim {
+                let mixed: f64 = (0..layer.len)
+                    .map(|pos| weights[pos] * f64::from(row(layer.values, pos)[d]))
+                    .sum();
+                out.push((mixed / total) as f32);
+            }
+        }
+        out
+    }
+
+    fn bits(numbers: &[f32]) -> Vec<u16> {
+        numbers
+            .iter()
+            .map(|x| f16::from_f32(*x).to_bits())
+            .collect()
+    }
+
+    /// Deterministic values in about ±2 that differ per index.
+    fn filler(len: usize, seed: u32) -> Vec<f32> {
+        (0..len)
+            .map(|i| {
+                let x = (i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8;
+                (x % 4_001) as f32 / 1_000.0 - 2.0
+            })
+            .collect()
+    }
+
+    fn check(len: usize, capacity: usize, heads: HeadLayout) {
+        let size = heads.kv * capacity * heads.size;
+        let keys = bits(&filler(size, 1));
+        let values = bits(&filler(size, 2));
+        let queries = filler(heads.queries * heads.size, 3);
+        let layer = CachedLayer {
+            keys: &keys,
+            values: &values,
+            capacity,
+            len,
+        };
+        let ours = attend(&queries, &layer, heads);
+        let expected = reference(&queries, &layer, heads);
+        assert_eq!(ours.len(), expected.len());
+        let worst = ours
+            .iter()
+            .zip(&expected)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        assert!(worst < 1e-4, "len {len}: differs by {worst}");
+    }
+
+    #[test]
+    fn widening_agrees_with_half_on_every_finite_f16() {
+        let all: Vec<u16> = (0..=u16::MAX).collect();
+        let mut widened = vec![0.0; all.len()];
+        Arch::new().dispatch(|| widen(&all, &mut widened));
+        for (bits, wide) in all.iter().zip(&widened) {
+            let expected = f16::from_bits(*bits);
+            if expected.is_finite() {
+                assert_eq!(wide.to_bits(), expected.to_f32().to_bits(), "{bits:#06x}");
+            } else {
+                assert!(wide.is_finite() && wide.abs() >= 65_536.0, "{bits:#06x}");
+            }
+        }
+    }
+
+    #[test]
+    fn matches_plain_attention_within_one_chunk_and_across_many() {
+        let smollm = HeadLayout {
+            queries: 9,
+            kv: 3,
+            size: 64,
+        };
+        for len in [1, 7, CHUNK, CHUNK + 1, 3 * CHUNK + 17] {
+            check(len, 1_000, smollm);
+        }
+    }
+
+    #[test]
+    fn head_sizes_off_the_simd_width_and_one_head_per_group_work() {
+        let odd = HeadLayout {
+            queries: 4,
+            kv: 4,
+            size: 20,
+        };
+        check(300, 300, odd);
+    }
+
+    #[test]
+    fn positions_past_the_length_are_not_read() {
+        let heads = HeadLayout {
+            queries: 2,
+            kv: 1,
+            size: 8,
+        };
+        let mut keys = bits(&filler(16 * 8, 1));
+        let mut values = bits(&filler(16 * 8, 2));
+        let queries = filler(16, 3);
+        let layer = |keys: &[u16], values: &[u16]| {
+            attend(
+                &queries,
+                &CachedLayer {
+                    keys,
+                    values,
+                    capacity: 16,
+                    len: 5,
+                },
+                heads,
+            )
+        };
+        let before = layer(&keys, &values);
+        for x in keys.iter_mut().skip(5 * 8) {
+            *x = f16::INFINITY.to_bits();
+        }
+        for x in values.iter_mut().skip(5 * 8) {
+            *x = f16::NAN.to_bits();
+        }
+        assert_eq!(before, layer(&keys, &values));
+    }
+}

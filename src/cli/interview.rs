@@ -7,14 +7,14 @@
 //! runs on the one session driver (`session::driver`), with the answers file as its source.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, IsTerminal};
+use std::io::{BufRead, BufReader, IsTerminal, Read};
 
 use clap::Args;
 
 use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, prepare};
 use super::{CliError, emit};
 use crate::config::ConfigDir;
-use crate::pipeline::{Event, TurnError, TurnResult};
+use crate::pipeline::{Event, MAX_ANSWER_CHARS, TurnError, TurnResult};
 use crate::session::{AnswerSource, Command, Ending, SourceError, Waiting};
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
@@ -228,25 +228,45 @@ impl AnswerFile {
         Ok(())
     }
 
-    /// The next paragraph, or `None` at the end of input.
+    /// The next paragraph, or `None` at the end of input. Reading stops once the paragraph is
+    /// past [`MAX_ANSWER_CHARS`] (or [`ANSWER_BYTE_LIMIT`] bytes, for input of control bytes
+    /// or without line breaks, such as `/dev/zero`), and the answer is refused: memory stays
+    /// bounded whatever the file holds.
     fn next_answer(&mut self) -> Result<Option<String>, CliError> {
         let mut paragraph = String::new();
-        let mut line = String::new();
+        let mut line = Vec::new();
         loop {
             line.clear();
-            let n = self.reader.read_line(&mut line).map_err(|e| {
-                CliError::Input(format!("--answers {}: cannot read: {e}", self.name))
-            })?;
+            let room = ANSWER_BYTE_LIMIT.saturating_sub(paragraph.len()) + 1;
+            let n = (&mut self.reader)
+                .take(u64::try_from(room).unwrap_or(u64::MAX))
+                .read_until(b'\n', &mut line)
+                .map_err(|e| {
+                    CliError::Input(format!("--answers {}: cannot read: {e}", self.name))
+                })?;
             if n == 0 {
                 break;
             }
-            if line.trim().is_empty() {
+            if paragraph.len() + line.len() > ANSWER_BYTE_LIMIT {
+                return Err(self.too_long());
+            }
+            let text = std::str::from_utf8(&line).map_err(|_| {
+                CliError::Input(format!(
+                    "--answers {}: answer {} is not UTF-8 text",
+                    self.name,
+                    self.consumed + 1
+                ))
+            })?;
+            if text.trim().is_empty() {
                 if paragraph.is_empty() {
                     continue;
                 }
                 break;
             }
-            paragraph.push_str(&line);
+            paragraph.push_str(text);
+            if printable_chars(paragraph.trim()) > MAX_ANSWER_CHARS {
+                return Err(self.too_long());
+            }
         }
         if paragraph.trim().is_empty() {
             return Ok(None);
@@ -254,6 +274,27 @@ impl AnswerFile {
         self.consumed += 1;
         Ok(Some(paragraph.trim_end().to_owned()))
     }
+
+    fn too_long(&self) -> CliError {
+        CliError::Input(format!(
+            "--answers {}: answer {} is longer than {MAX_ANSWER_CHARS} characters, the limit; \
+             it was not read further. Shorten it or split it over two turns",
+            self.name,
+            self.consumed + 1
+        ))
+    }
+}
+
+/// Bytes one answer may take before it is refused unread: the longest answer of
+/// [`MAX_ANSWER_CHARS`] four-byte characters, with room for line breaks.
+const ANSWER_BYTE_LIMIT: usize = 4 * MAX_ANSWER_CHARS + 1_024;
+
+/// Characters the pipeline keeps of `text` (it drops control characters other than line
+/// breaks and tabs), so the limit here is the limit the pipeline applies.
+fn printable_chars(text: &str) -> usize {
+    text.chars()
+        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+        .count()
 }
 
 #[cfg(test)]
@@ -275,6 +316,78 @@ mod tests {
         assert_eq!(s.next_answer().unwrap().unwrap(), "first line\nsecond line");
         assert_eq!(s.next_answer().unwrap().unwrap(), "third");
         assert_eq!(s.next_answer().unwrap(), None);
+    }
+
+    /// Counts the bytes taken from a long input.
+    struct Counted<R> {
+        inner: R,
+        taken: std::rc::Rc<std::cell::Cell<usize>>,
+    }
+
+    impl<R: Read> Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.taken.set(self.taken.get() + n);
+            Ok(n)
+        }
+    }
+
+    /// 50 MB of one byte and no line break.
+    fn one_long_line(byte: u8) -> (AnswerFile, std::rc::Rc<std::cell::Cell<usize>>) {
+        let taken = std::rc::Rc::default();
+        let reader = Counted {
+            inner: std::io::repeat(byte).take(50_000_000),
+            taken: std::rc::Rc::clone(&taken),
+        };
+        let file = AnswerFile {
+            reader: Box::new(BufReader::new(reader)),
+            consumed: 0,
+            interactive: false,
+            name: "/dev/zero".to_owned(),
+        };
+        (file, taken)
+    }
+
+    #[test]
+    fn a_huge_answer_is_refused_after_a_bounded_read() {
+        // NUL bytes (as `/dev/zero` gives) and letters (a 50 MB one-line file).
+        for byte in [0, b'a'] {
+            let (mut file, taken) = one_long_line(byte);
+            let err = file.next_answer().unwrap_err().to_string();
+            assert!(
+                err.contains("--answers /dev/zero: answer 1 is longer than 5000"),
+                "{err}"
+            );
+            assert!(
+                taken.get() <= ANSWER_BYTE_LIMIT + 16 * 1024,
+                "read {}",
+                taken.get()
+            );
+        }
+    }
+
+    #[test]
+    fn the_limit_counts_what_the_pipeline_keeps() {
+        let longest = "é".repeat(MAX_ANSWER_CHARS);
+        let mut file = source(&format!("{longest}\r\n\r\n{longest}x\n"));
+        assert!(
+            file.next_answer().unwrap().unwrap() == longest,
+            "the longest answer passes"
+        );
+        let err = file.next_answer().unwrap_err().to_string();
+        assert!(err.contains("answer 2 is longer than 5000"), "{err}");
+        let mut lines = source(&"short line\n".repeat(600));
+        assert!(
+            lines
+                .next_answer()
+                .unwrap_err()
+                .to_string()
+                .contains("answer 1")
+        );
+        let mut binary = source("caf\u{e9}\n");
+        binary.reader = Box::new(std::io::Cursor::new(vec![0xff, 0xfe, b'\n']));
+        let err = binary.next_answer().unwrap_err().to_string();
+        assert!(err.contains("answer 1 is not UTF-8"), "{err}");
     }
 
     #[test]

@@ -27,7 +27,7 @@ mod json;
 mod md;
 mod mermaid;
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -176,7 +176,7 @@ pub fn write_file(
 /// `canonical.{graphml,dot,mmd}`. Each file is written atomically.
 pub fn write_all(store: &Store, session_id: &str, dir: &Path) -> Result<Vec<PathBuf>, ExportError> {
     let data = SessionData::load(store, session_id)?;
-    fs::create_dir_all(dir).map_err(|source| ExportError::File {
+    crate::logging::create_private_dir(dir).map_err(|source| ExportError::File {
         path: dir.to_path_buf(),
         source,
     })?;
@@ -251,11 +251,15 @@ pub(crate) fn atomic_write(
         .map(|n| n.to_string_lossy().into_owned())
         .ok_or_else(|| file_error(io::Error::other("not a file path")))?;
     let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result = File::create(&tmp)
-        .map_err(|source| ExportError::File {
-            path: tmp.clone(),
-            source,
-        })
+    // Exports hold what respondents said: created 0600 like the database. Errors name the
+    // file the user asked for, not the temporary one beside it.
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let result = options
+        .open(&tmp)
+        .map_err(file_error)
         .and_then(|mut file| {
             fill(&mut file)?;
             file.sync_all().map_err(file_error)

@@ -851,3 +851,48 @@ async fn an_interrupted_turn_is_left_out_until_it_completes() {
     let csv = String::from_utf8(out).unwrap();
     assert!(csv.lines().skip(1).all(|l| l.starts_with("1,")));
 }
+
+/// Exports hold what respondents said: files are created 0600 and folders 0700 whatever the
+/// umask (here the usual 022), and a failed export names the file asked for.
+#[test]
+#[cfg(unix)]
+fn export_files_are_private_and_errors_name_the_target() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let store = Store::open(&fixture().db).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("study/run");
+    let files = export::write_all(&store, SESSION, &out).unwrap();
+    for file in &files {
+        assert_eq!(mode(file), 0o600, "{}", file.display());
+    }
+    assert_eq!(mode(&out), 0o700);
+    assert_eq!(mode(&tmp.path().join("study")), 0o700);
+    let single = tmp.path().join("t.md");
+    std::fs::write(&single, "older, world-readable").unwrap();
+    std::fs::set_permissions(&single, std::fs::Permissions::from_mode(0o644)).unwrap();
+    export::write_file(
+        &store,
+        SESSION,
+        ExportFormat::Md,
+        &ExportOptions::default(),
+        &single,
+    )
+    .unwrap();
+    assert_eq!(mode(&single), 0o600, "a replaced export is private too");
+    let missing = tmp.path().join("no/such/dir/t.md");
+    let err = export::write_file(
+        &store,
+        SESSION,
+        ExportFormat::Md,
+        &ExportOptions::default(),
+        &missing,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("no/such/dir/t.md") && !err.contains(".t.md."),
+        "{err}"
+    );
+}

@@ -492,7 +492,7 @@ async fn anthropic_sse_error_event_is_a_typed_error() {
 }
 
 #[tokio::test]
-async fn openai_stream_stops_at_done() {
+async fn openai_stream_stops_at_done_and_a_cut_stream_is_an_error() {
     let kind = Kind::OpenAi;
     // Whatever follows [DONE] is never read.
     let body = "data: {\"choices\":[{\"delta\":{\"content\":\"Why \"}}]}\n\n\
@@ -510,18 +510,31 @@ async fn openai_stream_stops_at_done() {
         "{response:?}"
     );
 
-    // A stream that ends without [DONE] after text is accepted.
+    // A stream that closes after the finish_reason but before [DONE] is complete.
     let server = server_with(vec![always(
         kind,
-        sse("data: {\"choices\":[{\"delta\":{\"content\":\"Cut short\"}}]}\n\n".to_owned()),
+        sse("data: {\"choices\":[{\"delta\":{\"content\":\"Whole.\"},\"finish_reason\":\"stop\"}]}\n\n"
+            .to_owned()),
+    )])
+    .await;
+    let closed = router(kind.provider(&server), Duration::from_secs(10), FAST);
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    assert_eq!(
+        closed.stream(&request(&closed), tx).await.unwrap().text,
+        "Whole."
+    );
+
+    // One that closes mid-reply, with neither, is a cut reply: an error, never a question.
+    let server = server_with(vec![always(
+        kind,
+        sse("data: {\"choices\":[{\"delta\":{\"content\":\"Q3: why does\"}}]}\n\n".to_owned()),
     )])
     .await;
     let cut = router(kind.provider(&server), Duration::from_secs(10), FAST);
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    assert_eq!(
-        cut.stream(&request(&cut), tx).await.unwrap().text,
-        "Cut short"
-    );
+    let err = cut.stream(&request(&cut), tx).await.unwrap_err();
+    assert!(matches!(err, LlmError::MalformedResponse { .. }), "{err:?}");
+    assert!(err.to_string().contains("the reply may be cut"), "{err}");
 }
 
 #[tokio::test]

@@ -132,6 +132,9 @@ struct Chunk {
 struct ChunkChoice {
     #[serde(default)]
     delta: Option<ChunkDelta>,
+    /// Set on the choice's last chunk (`stop`, `length`, …).
+    #[serde(default)]
+    finish_reason: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -146,6 +149,9 @@ pub(super) struct StreamDecoder {
     text: String,
     tokens: Tokens,
     done: bool,
+    /// Whether a chunk carried a `finish_reason`: the reply is complete even if `[DONE]`
+    /// never comes.
+    finished_choice: bool,
 }
 
 impl StreamDecoder {
@@ -171,10 +177,11 @@ impl StreamDecoder {
                 usage.completion_tokens.or(self.tokens.1),
             );
         }
-        let text = chunk
-            .choices
-            .into_iter()
-            .next()
+        let choice = chunk.choices.into_iter().next();
+        if choice.as_ref().is_some_and(|c| c.finish_reason.is_some()) {
+            self.finished_choice = true;
+        }
+        let text = choice
             .and_then(|c| c.delta)
             .and_then(|d| d.content)
             .filter(|t| !t.is_empty());
@@ -189,20 +196,25 @@ impl StreamDecoder {
         self.done
     }
 
-    /// The whole text and usage. A stream that ended without `[DONE]` is accepted when it
-    /// delivered text (some compatible servers just close the connection).
+    /// The whole text and usage. A stream that closed before `[DONE]` is accepted only when a
+    /// chunk gave the reply's `finish_reason` (some compatible servers close the connection
+    /// right after it); otherwise the reply may be cut mid-sentence, and it is an error, as a
+    /// cut Anthropic stream is.
     pub(super) fn into_text(self, provider: &str) -> Result<(String, Tokens), LlmError> {
-        if !self.text.trim().is_empty() {
-            return Ok((self.text, self.tokens));
-        }
-        if self.done {
-            Err(LlmError::empty(provider))
-        } else {
-            Err(LlmError::malformed(
+        if !self.done && !self.finished_choice {
+            return Err(LlmError::malformed(
                 provider,
-                "the stream ended without text and without [DONE]".to_owned(),
-            ))
+                format!(
+                    "the stream ended before [DONE] and without a finish_reason after {} \
+                     characters of text (the reply may be cut)",
+                    self.text.chars().count()
+                ),
+            ));
         }
+        if self.text.trim().is_empty() {
+            return Err(LlmError::empty(provider));
+        }
+        Ok((self.text, self.tokens))
     }
 }
 
@@ -251,9 +263,22 @@ mod tests {
 
     #[test]
     fn streams_without_done_or_with_errors() {
-        let (_, done, result) = decode(&[r#"{"choices":[{"delta":{"content":"Hi"}}]}"#]);
+        // Closed after the finish_reason but before [DONE]: complete.
+        let (_, done, result) = decode(&[
+            r#"{"choices":[{"delta":{"content":"Hi"}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#,
+        ]);
         assert!(!done);
         assert_eq!(result.unwrap(), ("Hi".to_owned(), (None, None)));
+        // Closed mid-reply: the cut question is not taken for a whole one.
+        let (_, _, result) = decode(&[r#"{"choices":[{"delta":{"content":"Q3: why does"}}]}"#]);
+        let err = result.unwrap_err();
+        assert!(matches!(err, LlmError::MalformedResponse { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .contains("ended before [DONE] and without a finish_reason after 12 characters"),
+            "{err}"
+        );
         let (_, _, result) = decode(&[]);
         assert!(matches!(result, Err(LlmError::MalformedResponse { .. })));
         let (_, _, result) = decode(&["[DONE]"]);

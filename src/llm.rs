@@ -24,6 +24,7 @@ mod none;
 mod openai;
 mod retry;
 mod scripted;
+mod scrub;
 mod secret;
 
 use std::collections::BTreeMap;

@@ -735,3 +735,70 @@ fn bad_configurations_are_refused_with_the_reason() {
         "deepseek: invalid configuration: no model is set"
     );
 }
+
+/// What a hostile or broken server can send back on each path, quoting the key (raw, as
+/// `Bearer …` and as `x-api-key`) and carrying escape sequences that retitle and clear a
+/// terminal: for both providers, the error must hold neither.
+#[tokio::test]
+async fn no_key_or_escape_sequence_survives_any_error_path() {
+    let hostile = format!(
+        "\u{1b}]0;owned\u{7}\u{1b}[2Jproxy saw Authorization: Bearer {KEY} and x-api-key: {KEY} ({KEY})"
+    );
+    for kind in [Kind::OpenAi, Kind::Anthropic] {
+        let html = format!("<html><body><pre>{hostile}</pre></body></html>");
+        let stream_error = match kind {
+            Kind::OpenAi => format!(
+                "data: {}\n\n",
+                json!({"error": {"message": hostile, "type": "server_error"}})
+            ),
+            Kind::Anthropic => format!(
+                "event: error\ndata: {}\n\n",
+                json!({"type": "error", "error": {"type": "overloaded_error", "message": hostile}})
+            ),
+        };
+        let paths = [
+            (
+                "a JSON error body",
+                ResponseTemplate::new(401).set_body_json(
+                    json!({"error": {"message": hostile, "type": "invalid_request_error"}}),
+                ),
+            ),
+            (
+                "a plain-text error body",
+                ResponseTemplate::new(502).set_body_string(hostile.clone()),
+            ),
+            (
+                "a 200 body that is not JSON",
+                ResponseTemplate::new(200).set_body_raw(html, "text/html"),
+            ),
+            (
+                "a 200 JSON error object",
+                ResponseTemplate::new(200).set_body_json(
+                    json!({"type": "error", "error": {"type": "api_error", "message": hostile}}),
+                ),
+            ),
+            ("a streamed error", sse(stream_error)),
+        ];
+        for (what, response) in paths {
+            let server = server_with(vec![always(kind, response)]).await;
+            let router = router(kind.provider(&server), Duration::from_secs(10), FAST);
+            let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+            let errors = [
+                router.complete(&request(&router)).await.unwrap_err(),
+                router.stream(&request(&router), tx).await.unwrap_err(),
+            ];
+            for err in errors {
+                for text in [err.to_string(), format!("{err:?}")] {
+                    assert!(
+                        !text.contains("0123456789abcdef"),
+                        "{kind:?}, {what}: the key leaked into {text}"
+                    );
+                    assert!(
+                        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+                        "{kind:?}, {what}: an escape sequence passed into {text:?}"
+                    );
+                }
+            }
+        }
+    }
+}

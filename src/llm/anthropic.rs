@@ -127,7 +127,7 @@ impl AnthropicProvider {
     async fn complete_once(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let started = Instant::now();
         let response = self.post(request, false).await?;
-        let body: MessagesResponse = http::read_json(NAME, response).await?;
+        let body: MessagesResponse = http::read_json(NAME, Some(&self.key), response).await?;
         let (text, tokens) = body.into_text(NAME)?;
         Ok(self.response(text, tokens, request, started))
     }
@@ -141,7 +141,7 @@ impl AnthropicProvider {
         let response = self.post(request, true).await?;
         if !http::is_event_stream(&response) {
             // A gateway that ignored `stream: true`: take the whole answer as one delta.
-            let body: MessagesResponse = http::read_json(NAME, response).await?;
+            let body: MessagesResponse = http::read_json(NAME, Some(&self.key), response).await?;
             let (text, tokens) = body.into_text(NAME)?;
             let _ = deltas.send(text.clone());
             return Ok(self.response(text, tokens, request, started));
@@ -175,7 +175,12 @@ impl LlmProvider for AnthropicProvider {
         &'a self,
         request: &'a LlmRequest,
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
-        Box::pin(self.complete_once(request))
+        // Every error leaves the provider scrubbed (`crate::llm::scrub`), whatever made it.
+        Box::pin(async move {
+            self.complete_once(request)
+                .await
+                .map_err(|e| e.scrubbed(Some(&self.key)))
+        })
     }
 
     fn stream<'a>(
@@ -183,7 +188,11 @@ impl LlmProvider for AnthropicProvider {
         request: &'a LlmRequest,
         deltas: DeltaSink,
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
-        Box::pin(self.stream_once(request, deltas))
+        Box::pin(async move {
+            self.stream_once(request, deltas)
+                .await
+                .map_err(|e| e.scrubbed(Some(&self.key)))
+        })
     }
 
     fn pricing(&self) -> Option<(f64, f64)> {

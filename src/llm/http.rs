@@ -82,19 +82,28 @@ pub(crate) async fn send(
 /// response quoting what serde found wrong and how the body starts.
 pub(crate) async fn read_json<T: DeserializeOwned>(
     provider: &str,
+    key: Option<&ApiKey>,
     response: Response,
 ) -> Result<T, LlmError> {
     let body = response
         .text()
         .await
         .map_err(|e| transport_error(provider, &e))?;
-    parse_json(provider, &body)
+    parse_json(provider, key, &body)
 }
 
-/// `body` parsed as `T`, or a malformed-response error.
-pub(crate) fn parse_json<T: DeserializeOwned>(provider: &str, body: &str) -> Result<T, LlmError> {
+/// `body` parsed as `T`, or a malformed-response error quoting the body's start, redacted
+/// before it is cut.
+pub(crate) fn parse_json<T: DeserializeOwned>(
+    provider: &str,
+    key: Option<&ApiKey>,
+    body: &str,
+) -> Result<T, LlmError> {
     serde_json::from_str(body).map_err(|e| {
-        let start = truncate(body.trim(), SNIPPET_CHARS);
+        let start = truncate(
+            super::scrub::redact(body.trim(), key).as_str(),
+            SNIPPET_CHARS,
+        );
         LlmError::malformed(
             provider,
             format!("expected the API's JSON ({e}); the body starts: {start:?}"),
@@ -201,14 +210,14 @@ mod tests {
         struct Expected {
             choices: Vec<u8>,
         }
-        let err = parse_json::<Expected>("openai", "<html>Bad gateway</html>").unwrap_err();
+        let err = parse_json::<Expected>("openai", None, "<html>Bad gateway</html>").unwrap_err();
         let text = err.to_string();
         assert!(
             text.starts_with("openai: malformed response: expected"),
             "{text}"
         );
         assert!(text.contains("<html>Bad gateway"), "{text}");
-        let err = parse_json::<Expected>("openai", "{}").unwrap_err();
+        let err = parse_json::<Expected>("openai", None, "{}").unwrap_err();
         assert!(err.to_string().contains("missing field `choices`"), "{err}");
     }
 }

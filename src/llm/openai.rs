@@ -117,7 +117,7 @@ impl OpenAiProvider {
     async fn complete_once(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let started = Instant::now();
         let response = self.post(request, false).await?;
-        let body: ChatResponse = http::read_json(&self.name, response).await?;
+        let body: ChatResponse = http::read_json(&self.name, self.key.as_ref(), response).await?;
         let (text, tokens) = body.into_text(&self.name)?;
         Ok(self.response(text, tokens, request, started))
     }
@@ -131,7 +131,8 @@ impl OpenAiProvider {
         let response = self.post(request, true).await?;
         if !http::is_event_stream(&response) {
             // A server that ignored `stream: true`: take the whole answer as one delta.
-            let body: ChatResponse = http::read_json(&self.name, response).await?;
+            let body: ChatResponse =
+                http::read_json(&self.name, self.key.as_ref(), response).await?;
             let (text, tokens) = body.into_text(&self.name)?;
             let _ = deltas.send(text.clone());
             return Ok(self.response(text, tokens, request, started));
@@ -165,7 +166,12 @@ impl LlmProvider for OpenAiProvider {
         &'a self,
         request: &'a LlmRequest,
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
-        Box::pin(self.complete_once(request))
+        // Every error leaves the provider scrubbed (`crate::llm::scrub`), whatever made it.
+        Box::pin(async move {
+            self.complete_once(request)
+                .await
+                .map_err(|e| e.scrubbed(self.key.as_ref()))
+        })
     }
 
     fn stream<'a>(
@@ -173,7 +179,11 @@ impl LlmProvider for OpenAiProvider {
         request: &'a LlmRequest,
         deltas: DeltaSink,
     ) -> BoxFuture<'a, Result<LlmResponse, LlmError>> {
-        Box::pin(self.stream_once(request, deltas))
+        Box::pin(async move {
+            self.stream_once(request, deltas)
+                .await
+                .map_err(|e| e.scrubbed(self.key.as_ref()))
+        })
     }
 
     fn pricing(&self) -> Option<(f64, f64)> {

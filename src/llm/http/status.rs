@@ -34,7 +34,7 @@ pub(crate) async fn error_for_status(
     let message = body_message(&body)
         .or_else(|| status.canonical_reason().map(str::to_owned))
         .unwrap_or_else(|| "no explanation given".to_owned());
-    let message = key.map_or_else(|| message.clone(), |k| k.redact(&message));
+    let message = crate::llm::scrub::redact(&message, key);
     LlmError::Http {
         provider: provider.to_owned(),
         status: status.as_u16(),

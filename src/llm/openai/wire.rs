@@ -220,10 +220,8 @@ impl StreamDecoder {
 
 fn reported(provider: &str, error: &serde_json::Value) -> LlmError {
     let message = error_message(error).unwrap_or_else(|| error.to_string());
-    LlmError::reported(
-        provider,
-        crate::llm::http::truncate(&message, crate::llm::MAX_MESSAGE_CHARS),
-    )
+    // Shortened later, after redaction (`LlmError::scrubbed`).
+    LlmError::reported(provider, message)
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! The session driving lock: at most one driver per session, across processes.
 //!
 //! A file-backed store takes an exclusive OS advisory lock (`flock` on Unix, `LockFileEx` on
-//! Windows, via [`File::try_lock`]) on `<db path>.locks/<session id>.lock`. The OS drops the
+//! Windows, via [`File::try_lock`]) on `<canonical db path>.locks/<session id>.lock`; a
+//! symbolic link to the database leads to the same lock. (A hard link under another name does
+//! not: it is a second path to the file with nothing to tie the two together.) The OS drops the
 //! lock when the file is closed, so a crashed process never leaves a session stuck. Such locks
 //! belong to the open file description, so two handles in one process exclude each other too.
 //! Lock files are never deleted: removing one while another process waits on it would let two
@@ -77,9 +79,14 @@ impl MemoryLocks {
     }
 }
 
-/// Locks `session_id` for the database at `db_path`.
+/// Locks `session_id` for the database at `db_path`. The lock folder is named after the
+/// file's canonical path, so the same database opened through a symbolic link (or a path with
+/// `..`) takes the same lock.
 pub(crate) fn acquire_file(db_path: &Path, session_id: &str) -> Result<SessionLock, StoreError> {
-    let dir = lock_dir(db_path);
+    let canonical = db_path
+        .canonicalize()
+        .map_err(|e| StoreError::io(db_path, e))?;
+    let dir = lock_dir(&canonical);
     super::create_private_dir(&dir)?;
     let path = dir.join(format!("{}.lock", file_stem(session_id)));
     let mut options = OpenOptions::new();
@@ -157,9 +164,38 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
+    fn a_symbolic_link_to_the_database_takes_the_same_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        std::fs::write(&db, "").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let link = dir.path().join("sub/link.db");
+        std::os::unix::fs::symlink(&db, &link).unwrap();
+        let lock = acquire_file(&link, "s1").unwrap();
+        for other in [db.clone(), dir.path().join("sub/../x.db")] {
+            assert!(
+                matches!(
+                    acquire_file(&other, "s1"),
+                    Err(StoreError::SessionInUse { .. })
+                ),
+                "{}",
+                other.display()
+            );
+        }
+        drop(lock);
+        drop(acquire_file(&db, "s1").unwrap());
+        assert!(matches!(
+            acquire_file(&dir.path().join("missing.db"), "s1"),
+            Err(StoreError::Io { .. })
+        ));
+    }
+
+    #[test]
     fn file_locks_exclude_a_second_open_of_the_same_file() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("x.db");
+        std::fs::write(&db, "").unwrap();
         let lock = acquire_file(&db, "s1").unwrap();
         assert!(dir.path().join("x.db.locks").join("s1.lock").exists());
         assert!(matches!(

@@ -434,6 +434,23 @@ async fn a_malformed_reply_fails_the_turn_in_its_stage_and_retry_recovers() {
             !committed.contains(&stage.name().to_owned()),
             "{role}: {committed:?}"
         );
+        // The rejected reply still cost its tokens: its usage row is there, marked rejected.
+        let usage = reader.llm_usage("bad").unwrap();
+        let rejected: Vec<_> = usage
+            .iter()
+            .map(|record| &record.usage)
+            .filter(|u| u.role == role && u.outcome.starts_with("rejected: "))
+            .collect();
+        assert_eq!(rejected.len(), 1, "{role}: {usage:?}");
+        assert!(
+            rejected[0].tokens_in > 0 && rejected[0].tokens_out > 0,
+            "{role}: {usage:?}"
+        );
+        assert!(
+            rejected[0].outcome.contains(mention),
+            "{role}: {}",
+            rejected[0].outcome
+        );
 
         handle.commands.try_send(Command::Retry).unwrap();
         let done = next_event(&mut handle.events, |e| {

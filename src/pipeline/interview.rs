@@ -742,23 +742,61 @@ impl Interview {
             })
     }
 
-    /// Makes one non-streaming call, reporting it.
-    pub(crate) async fn call(
+    /// Makes one non-streaming call and reads its reply with `read` (see [`Self::read_reply`]).
+    pub(crate) async fn call_and_read<T>(
         &self,
         request: &LlmRequest,
         events: &EventSink,
-    ) -> Result<CallRecord, PipelineError> {
+        read: impl FnOnce(&str) -> Result<T, PipelineError>,
+    ) -> Result<(T, CallRecord), PipelineError> {
         match self.services.llm.complete(request).await {
-            Ok(response) => {
-                emit_call(events, &self.services.llm, request, &response);
-                Ok(CallRecord {
-                    role: request.role,
-                    response,
-                })
-            }
+            Ok(response) => self.read_reply(request, response, events, read),
             Err(e) => {
                 self.record_failed_call(request.turn, request, &e, events);
                 Err(llm_error(request.role, e))
+            }
+        }
+    }
+
+    /// Reads a call's reply with `read` and reports the call. A reply that breaks its contract
+    /// still cost its tokens: its usage row is recorded at once with the outcome `rejected: …`
+    /// (it belongs to no stage's commit), and so is its event; the error is returned.
+    pub(crate) fn read_reply<T>(
+        &self,
+        request: &LlmRequest,
+        response: LlmResponse,
+        events: &EventSink,
+        read: impl FnOnce(&str) -> Result<T, PipelineError>,
+    ) -> Result<(T, CallRecord), PipelineError> {
+        match read(&response.text) {
+            Ok(value) => {
+                emit_call(events, &self.services.llm, request, &response, "ok");
+                let call = CallRecord {
+                    role: request.role,
+                    response,
+                };
+                Ok((value, call))
+            }
+            Err(e) => {
+                let outcome = format!("rejected: {e}");
+                let call = CallRecord {
+                    role: request.role,
+                    response,
+                };
+                let row = LlmUsage {
+                    outcome: outcome.clone(),
+                    ..self.usage_row(request.turn, &call)
+                };
+                // Failing to record the rejection must not hide the rejection itself.
+                let _ = self.store.insert_llm_usage(&row);
+                emit_call(
+                    events,
+                    &self.services.llm,
+                    request,
+                    &call.response,
+                    &outcome,
+                );
+                Err(e)
             }
         }
     }
@@ -914,20 +952,12 @@ impl Interview {
                 return Err(llm_error(request.role, e));
             }
         };
-        emit_call(events, &self.services.llm, request, &response);
-        let question = crate::prompts::parse_question_reply(&response.text).map_err(|source| {
-            PipelineError::Contract {
+        self.read_reply(request, response, events, |text| {
+            crate::prompts::parse_question_reply(text).map_err(|source| PipelineError::Contract {
                 role: Role::QuestionGeneration,
                 source,
-            }
-        })?;
-        Ok((
-            question,
-            CallRecord {
-                role: request.role,
-                response,
-            },
-        ))
+            })
+        })
     }
 }
 
@@ -973,11 +1003,12 @@ fn close_span<E: std::fmt::Display>(
     };
 }
 
-pub(crate) fn emit_call(
+fn emit_call(
     events: &EventSink,
     llm: &LlmRouter,
     request: &LlmRequest,
     response: &LlmResponse,
+    outcome: &str,
 ) {
     events.emit(Event::LlmCall {
         turn: request.turn,
@@ -989,7 +1020,7 @@ pub(crate) fn emit_call(
         latency: response.latency,
         attempts: response.attempts,
         cost_usd: llm.cost(request.role, response.tokens_in, response.tokens_out),
-        outcome: "ok".to_owned(),
+        outcome: outcome.to_owned(),
     });
 }
 

@@ -14,7 +14,7 @@ use crate::pipeline::contracts::{
     Alternative, ContinuationOutput, Focus, NodeRef, StateComputationOutput,
     StrategySelectionOutput,
 };
-use crate::pipeline::interview::{CallRecord, Interview, Scoring, TurnRun, emit_call, llm_error};
+use crate::pipeline::interview::{CallRecord, Interview, Scoring, TurnRun, llm_error};
 use crate::pipeline::{EventSink, PipelineError};
 use crate::scoring::{self, Selection};
 use crate::signals::DetectionInput;
@@ -204,22 +204,16 @@ impl Interview {
                 )));
             }
         };
-        emit_call(events, &self.services.llm, &request, &response);
         let names: Vec<&str> = self.spec.rubrics.iter().map(|r| r.name.as_str()).collect();
-        let scores =
-            crate::signals::llm::parse_batch_reply(&response.text, &names).map_err(|source| {
+        let (scores, call) = self.read_reply(&request, response, events, |text| {
+            crate::signals::llm::parse_batch_reply(text, &names).map_err(|source| {
                 PipelineError::Contract {
                     role: Role::SignalScoring,
                     source,
                 }
-            })?;
-        Ok((
-            scores,
-            Some(CallRecord {
-                role: Role::SignalScoring,
-                response,
-            }),
-        ))
+            })
+        })?;
+        Ok((scores, Some(call)))
     }
 
     /// Stage 7: hard stops, then saturation from [`MIN_TURN_FOR_SATURATION`] or in the late

@@ -128,9 +128,11 @@ impl Interview {
                 .request(Role::SlotDiscovery, String::new(), prompt, None, turn)
                 .map_err(|e| llm_error(Role::SlotDiscovery, e))?
                 .with_schema(schema);
-            let call = self.call(&request, events).await?;
-            let proposals = discovery::proposals_of(&call.response.text)
-                .map_err(|e| PipelineError::discovery(e, None))?;
+            let (proposals, call) = self
+                .call_and_read(&request, events, |text| {
+                    discovery::proposals_of(text).map_err(|e| PipelineError::discovery(e, None))
+                })
+                .await?;
             calls.push(call);
             proposals
         };
@@ -307,8 +309,7 @@ impl Interview {
         let request = self
             .prompt_request(Role::Extraction, prompt.clone(), run.turn)?
             .with_schema(Arc::clone(&schema));
-        let first = self.call(&request, events).await?;
-        let (kept, rejected) = parse(&first.response.text)?;
+        let ((kept, rejected), first) = self.call_and_read(&request, events, parse).await?;
         if rejected.is_empty() {
             return Ok((kept, rejected, vec![first]));
         }
@@ -319,8 +320,7 @@ impl Interview {
         let request = self
             .prompt_request(Role::Extraction, retry_prompt, run.turn)?
             .with_schema(schema);
-        let second = self.call(&request, events).await?;
-        let (kept, still_rejected) = parse(&second.response.text)?;
+        let ((kept, still_rejected), second) = self.call_and_read(&request, events, parse).await?;
         Ok((kept, still_rejected, vec![first, second]))
     }
 

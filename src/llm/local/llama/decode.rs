@@ -123,6 +123,34 @@ struct Partial {
     out: Vec<f32>,
 }
 
+/// Widens the rows of `$halves` (each `$width` long) into `$buffer` four at a time, then one
+/// at a time for the rest, and runs `$body` on each block with the index of its first row. A
+/// macro rather than a function taking a closure: the closure was not inlined into `pulp`'s
+/// dispatch, lost its SIMD level and ran 7× slower.
+macro_rules! for_each_block {
+    ($halves:expr, $width:expr, $buffer:expr, |$first:ident, $block:ident| $body:block) => {{
+        let quads = $halves.chunks_exact(4 * $width);
+        let rest = quads.remainder();
+        let first_rest_row = ($halves.len() - rest.len()) / $width;
+        for (index, quad) in quads.enumerate() {
+            if let Some(wide) = $buffer.get_mut(..quad.len()) {
+                widen(quad, wide);
+                let $first = 4 * index;
+                let $block = Block::Four(split4(wide, $width));
+                $body
+            }
+        }
+        for (offset, row) in rest.chunks_exact($width).enumerate() {
+            if let Some(wide) = $buffer.get_mut(..row.len()) {
+                widen(row, wide);
+                let $first = first_rest_row + offset;
+                let $block = Block::One(wide);
+                $body
+            }
+        }
+    }};
+}
+
 /// One KV head's chunk of positions against the query heads of its group.
 struct Chunk<'a> {
     /// `group × head_dim`.
@@ -150,43 +178,30 @@ impl WithSimd for Chunk<'_> {
         } = self;
         let width = head_dim.max(1);
         let rows = keys.len() / width;
+        // One buffer for the widened rows of a block, reused by both passes.
+        let mut buffer = vec![0.0f32; 4 * width];
         // Scores, head-major: `scores[member * rows + row]`.
         let mut scores = vec![0.0f32; group * rows];
-        // One buffer for the widened rows of a block, reused by both passes. The two passes
-        // are written out rather than sharing a block walker that takes a closure: the closure
-        // was not inlined into `pulp`'s dispatch, lost its SIMD level and ran 7× slower.
-        let mut buffer = vec![0.0f32; 4 * width];
-        let quads = keys.chunks_exact(4 * width);
-        let rest = quads.remainder();
-        for (quad_index, quad) in quads.enumerate() {
-            let Some(wide) = buffer.get_mut(..quad.len()) else {
-                break;
-            };
-            widen(quad, wide);
-            let four = split4(wide, width);
+        for_each_block!(keys, width, buffer, |first_row, block| {
             for (member, query) in queries.chunks_exact(width).enumerate() {
-                let first = member * rows + 4 * quad_index;
-                let dots = dot4(simd, query, four);
-                if let Some(slots) = scores.get_mut(first..first + 4) {
-                    for (slot, dot) in slots.iter_mut().zip(dots) {
-                        *slot = dot * scale;
+                let base = member * rows + first_row;
+                match block {
+                    Block::Four(four) => {
+                        let dots = dot4(simd, query, four);
+                        if let Some(slots) = scores.get_mut(base..base + 4) {
+                            for (slot, dot) in slots.iter_mut().zip(dots) {
+                                *slot = dot * scale;
+                            }
+                        }
+                    }
+                    Block::One(key) => {
+                        if let Some(slot) = scores.get_mut(base) {
+                            *slot = dot(simd, query, key) * scale;
+                        }
                     }
                 }
             }
-        }
-        for (offset, key) in rest.chunks_exact(width).enumerate() {
-            let row = rows - rest.len() / width + offset;
-            let Some(key_wide) = buffer.get_mut(..key.len()) else {
-                break;
-            };
-            widen(key, key_wide);
-            let key = &*key_wide;
-            for (member, query) in queries.chunks_exact(width).enumerate() {
-                if let Some(slot) = scores.get_mut(member * rows + row) {
-                    *slot = dot(simd, query, key) * scale;
-                }
-            }
-        }
+        });
         let mut max = vec![f32::NEG_INFINITY; group];
         let mut sum = vec![0.0f32; group];
         for (member, row_scores) in scores.chunks_exact_mut(rows.max(1)).enumerate() {
@@ -202,33 +217,22 @@ impl WithSimd for Chunk<'_> {
             }
         }
         let mut out = vec![0.0f32; group * head_dim];
-        let quads = values.chunks_exact(4 * width);
-        let rest = quads.remainder();
-        for (quad_index, quad) in quads.enumerate() {
-            let Some(wide) = buffer.get_mut(..quad.len()) else {
-                break;
-            };
-            widen(quad, wide);
-            let four = split4(wide, width);
+        for_each_block!(values, width, buffer, |first_row, block| {
             for (member, target) in out.chunks_exact_mut(width).enumerate() {
-                let first = member * rows + 4 * quad_index;
-                if let Some(&[a, b, c, d]) = scores.get(first..first + 4) {
-                    axpy4(simd, [a, b, c, d], four, target);
+                let base = member * rows + first_row;
+                match block {
+                    Block::Four(four) => {
+                        if let Some(&[a, b, c, d]) = scores.get(base..base + 4) {
+                            axpy4(simd, [a, b, c, d], four, target);
+                        }
+                    }
+                    Block::One(value) => {
+                        let weight = scores.get(base).copied().unwrap_or(0.0);
+                        axpy(simd, weight, value, target);
+                    }
                 }
             }
-        }
-        for (offset, value) in rest.chunks_exact(width).enumerate() {
-            let row = rows - rest.len() / width + offset;
-            let Some(value_wide) = buffer.get_mut(..value.len()) else {
-                break;
-            };
-            widen(value, value_wide);
-            let value = &*value_wide;
-            for (member, target) in out.chunks_exact_mut(width).enumerate() {
-                let weight = scores.get(member * rows + row).copied().unwrap_or(0.0);
-                axpy(simd, weight, value, target);
-            }
-        }
+        });
         Partial { max, sum, out }
     }
 }
@@ -246,6 +250,13 @@ fn widen(halves: &[u16], out: &mut [f32]) {
         let magnitude = f32::from_bits((bits & 0x7fff) << 13) * rescale;
         *wide = f32::from_bits(magnitude.to_bits() | ((bits & 0x8000) << 16));
     }
+}
+
+/// Rows of a chunk, widened: four at once, or one of the last few.
+#[derive(Clone, Copy)]
+enum Block<'a> {
+    Four([&'a [f32]; 4]),
+    One(&'a [f32]),
 }
 
 /// Four consecutive rows of `width` from a slice of `4 × width`.

@@ -41,20 +41,20 @@
 //! cycle. The layering test (`tests/layering.rs`) reads this list and fails on every `crate::`
 //! path against it, naming the file and line; a new top-level module goes on a line here first.
 //!
-//! 1. `domain`, `contract`, `time`, `srl`, `models`, `logging`: leaves that import nothing of
-//!    the crate.
-//! 2. `config`: validated YAML; signal names arrive as a parameter, not from `signals`.
-//! 3. `embed`, `llm`: the embedding and LLM ports with their adapters.
-//! 4. `graph`: pure graph code; it names embeddings as values only.
-//! 5. `signals`: detectors over graph and answer state, and the signal catalogue.
-//! 6. `scoring`, `store`: strategy selection; the SQLite file.
-//! 7. `prompts`: prompt text and reply parsers.
-//! 8. `understanding`: extraction, slot naming and rubric signals, by LLM or offline.
-//! 9. `pipeline`: the turn's stages.
-//! 10. `audit`, `export`: readers of pipeline events and stored sessions.
-//! 11. `session`: the driver of one interview.
-//! 12. `simulate`, `tui`: front ends over the driver.
-//! 13. `cli`: the command line over everything.
+//! 1. `domain`, `contract`, `time`, `srl`, `models`: leaves that import nothing of the crate.
+//! 2. `logging`: the private daily log file; it reads the date from `time`.
+//! 3. `config`: validated YAML; signal names arrive as a parameter, not from `signals`.
+//! 4. `embed`, `llm`: the embedding and LLM ports with their adapters.
+//! 5. `graph`: pure graph code; it names embeddings as values only.
+//! 6. `signals`: detectors over graph and answer state, and the signal catalogue.
+//! 7. `scoring`, `store`: strategy selection; the SQLite file.
+//! 8. `prompts`: prompt text and reply parsers.
+//! 9. `understanding`: extraction, slot naming and rubric signals, by LLM or offline.
+//! 10. `pipeline`: the turn's stages.
+//! 11. `audit`, `export`: readers of pipeline events and stored sessions.
+//! 12. `session`: the driver of one interview.
+//! 13. `simulate`, `tui`: front ends over the driver.
+//! 14. `cli`: the command line over everything.
 
 #![cfg_attr(test, allow(clippy::float_cmp))]
 

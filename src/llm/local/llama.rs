@@ -88,6 +88,15 @@ impl LlamaModel {
         content: &Content,
         reader: &mut R,
     ) -> Result<Self> {
+        Self::from_tensors(shape, |name| content.tensor(reader, name, &Device::Cpu))
+    }
+
+    /// Builds the model from tensors taken by their GGUF names (each asked for once; an error
+    /// for `output.weight` means the output matrix is the token embedding).
+    pub(super) fn from_tensors(
+        shape: LlamaShape,
+        mut tensor: impl FnMut(&str) -> Result<QTensor>,
+    ) -> Result<Self> {
         if shape.rope_dim != shape.head_dim() {
             candle_core::bail!(
                 "rotary dimension {} differs from the head size {}",
@@ -96,7 +105,6 @@ impl LlamaModel {
             );
         }
         let device = Device::Cpu;
-        let mut tensor = |name: &str| content.tensor(reader, name, &device);
         let embedding = Arc::new(tensor("token_embd.weight")?);
         let norm = tensor("output_norm.weight")?.dequantize(&device)?;
         let output = match tensor("output.weight") {

@@ -15,10 +15,12 @@
 //! Those tensors are requantized to `Q8_0` in memory and the model is read back from an
 //! in-memory GGUF.
 
+use std::collections::HashMap;
 use std::io::{BufReader, Cursor, Read, Seek};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
+use candle_core::quantized::ggml_file::qtensor_from_ggml;
 use candle_core::quantized::gguf_file::{self, Content, Value};
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
@@ -188,7 +190,18 @@ pub(super) fn load(path: &Path, tokenizer: Option<&Path>) -> Result<Loaded, Loca
         .values()
         .filter(|info| needs_requantizing(info))
         .count();
-    let (weights, requantized) = if slow > 0 {
+    let (weights, requantized) = if let (true, Some(shape)) = (slow > 0, facts.llama) {
+        // Our model takes the requantized tensors as they are: no second copy in a GGUF.
+        let (mut tensors, count) = requantized_tensors(&content, &mut reader)
+            .map_err(|e| fail(format!("requantizing: {e}")))?;
+        let take = |name: &str| {
+            tensors
+                .remove(name)
+                .ok_or_else(|| candle_core::Error::Msg(format!("no tensor {name}")))
+        };
+        let built = guarded(|| LlamaModel::from_tensors(shape, take).map(Weights::Llama));
+        (built.map_err(fail)?, count)
+    } else if slow > 0 {
         let (content, mut memory, count) =
             requantize(&content, &mut reader).map_err(|e| fail(format!("requantizing: {e}")))?;
         (build(path, &facts, content, &mut memory)?, count)
@@ -213,18 +226,22 @@ fn build<R: Read + Seek>(
     reader: &mut R,
 ) -> Result<Weights, LocalError> {
     let device = Device::Cpu;
-    let built = catch_unwind(AssertUnwindSafe(|| match facts.llama {
+    guarded(|| match facts.llama {
         Some(shape) => LlamaModel::from_gguf(shape, &content, reader).map(Weights::Llama),
         None => qwen2::ModelWeights::from_gguf(content, reader, &device).map(Weights::Qwen2),
-    }));
-    let fail = |reason: String| LocalError::Load {
+    })
+    .map_err(|reason| LocalError::Load {
         file: path.to_path_buf(),
         reason,
-    };
-    match built {
+    })
+}
+
+/// Runs a model constructor, turning its error or panic into the reason a load failed.
+fn guarded(construct: impl FnOnce() -> candle_core::Result<Weights>) -> Result<Weights, String> {
+    match catch_unwind(AssertUnwindSafe(construct)) {
         Ok(Ok(weights)) => Ok(weights),
-        Ok(Err(e)) => Err(fail(e.to_string())),
-        Err(_) => Err(fail("the model loader panicked on this file".to_owned())),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the model loader panicked on this file".to_owned()),
     }
 }
 
@@ -259,30 +276,22 @@ fn needs_requantizing(info: &gguf_file::TensorInfo) -> bool {
     slow && dims.len() == 2 && dims.last().is_some_and(|n| n % 32 == 0)
 }
 
-/// Reads every tensor, requantizes the slow ones to `Q8_0`, and writes an in-memory GGUF.
+/// Reads every tensor, requantizes the slow ones to `Q8_0`, and writes an in-memory GGUF: what
+/// candle's own loaders read (our llama model takes the tensors without it, so the weights are
+/// not held twice while loading).
 pub(super) fn requantize<R: Read + Seek>(
     content: &Content,
     reader: &mut R,
 ) -> candle_core::Result<(Content, Cursor<Vec<u8>>, usize)> {
-    let device = Device::Cpu;
-    let mut names: Vec<&String> = content.tensor_infos.keys().collect();
-    names.sort();
-    let mut tensors: Vec<(&str, QTensor)> = Vec::with_capacity(names.len());
-    let mut count = 0;
-    for name in names {
-        let tensor = content.tensor(reader, name, &device)?;
-        let slow = content
-            .tensor_infos
-            .get(name)
-            .is_some_and(needs_requantizing);
-        let tensor = if slow {
-            count += 1;
-            QTensor::quantize(&tensor.dequantize(&device)?, GgmlDType::Q8_0)?
-        } else {
-            tensor
-        };
-        tensors.push((name.as_str(), tensor));
-    }
+    let (tensors, count) = requantized_tensors(content, reader)?;
+    let mut tensors: Vec<(&str, QTensor)> = tensors
+        .into_iter()
+        .filter_map(|(name, tensor)| {
+            let (key, _) = content.tensor_infos.get_key_value(&name)?;
+            Some((key.as_str(), tensor))
+        })
+        .collect();
+    tensors.sort_by(|a, b| a.0.cmp(b.0));
     // The writer aligns tensor data to 32 bytes; a different alignment in the copied metadata
     // would make the reader look for tensors in the wrong place.
     let metadata: Vec<(&str, &Value)> = content
@@ -298,6 +307,47 @@ pub(super) fn requantize<R: Read + Seek>(
     memory.set_position(0);
     let content = Content::read(&mut memory)?;
     Ok((content, memory, count))
+}
+
+/// Every tensor of the file by name, the slow ones requantized to `Q8_0`, and how many were.
+fn requantized_tensors<R: Read + Seek>(
+    content: &Content,
+    reader: &mut R,
+) -> candle_core::Result<(HashMap<String, QTensor>, usize)> {
+    let device = Device::Cpu;
+    let mut tensors = HashMap::with_capacity(content.tensor_infos.len());
+    let mut count = 0;
+    for (name, info) in &content.tensor_infos {
+        let tensor = content.tensor(reader, name, &device)?;
+        let tensor = if needs_requantizing(info) {
+            count += 1;
+            to_q8_0(&tensor, &device)?
+        } else {
+            tensor
+        };
+        tensors.insert(name.clone(), tensor);
+    }
+    Ok((tensors, count))
+}
+
+/// A weight matrix requantized to `Q8_0` a band of rows at a time, so that its f32 copy stays
+/// small: the token embedding alone is 113 MB in f32, which made loading the resident peak.
+fn to_q8_0(matrix: &QTensor, device: &Device) -> candle_core::Result<QTensor> {
+    const BAND_ROWS: usize = 1024;
+    let (rows, columns) = matrix.shape().dims2()?;
+    let raw = matrix.data()?;
+    let row_bytes = raw.len() / rows.max(1);
+    if row_bytes == 0 || row_bytes * rows != raw.len() {
+        candle_core::bail!("{} bytes do not hold {rows} rows", raw.len());
+    }
+    let mut requantized = Vec::with_capacity(rows * columns / 32 * 34);
+    for band in raw.chunks(BAND_ROWS * row_bytes) {
+        let dims = vec![band.len() / row_bytes, columns];
+        let part = qtensor_from_ggml(matrix.dtype(), band, dims, device)?;
+        let part = QTensor::quantize(&part.dequantize(device)?, GgmlDType::Q8_0)?;
+        requantized.extend_from_slice(&part.data()?);
+    }
+    qtensor_from_ggml(GgmlDType::Q8_0, &requantized, vec![rows, columns], device)
 }
 
 /// Checks the metadata and tensors candle's loader reads, and collects the facts we need.
@@ -518,5 +568,26 @@ impl Meta<'_> {
             Some(missing) => Err(self.invalid(format!("tensor '{missing}' is missing"))),
             None => Ok(vocab),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requantizing_in_bands_gives_the_bytes_of_requantizing_at_once() {
+        let device = Device::Cpu;
+        // 2,500 rows: two whole bands and a part band.
+        let values: Vec<f32> = (0..2_500 * 64)
+            .map(|i| ((i * 7_919) % 1_000) as f32 / 250.0 - 2.0)
+            .collect();
+        let matrix = Tensor::from_vec(values, (2_500, 64), &device).unwrap();
+        let q4 = QTensor::quantize(&matrix, GgmlDType::Q4_1).unwrap();
+        let banded = to_q8_0(&q4, &device).unwrap();
+        let whole = QTensor::quantize(&q4.dequantize(&device).unwrap(), GgmlDType::Q8_0).unwrap();
+        assert_eq!(banded.dtype(), GgmlDType::Q8_0);
+        assert_eq!(banded.shape(), whole.shape());
+        assert_eq!(banded.data().unwrap(), whole.data().unwrap());
     }
 }

@@ -22,6 +22,30 @@ pub use methodology::{
 };
 pub use persona::{Fatigue, Persona, ResponsePatterns};
 pub use rubric::{REQUIRED_RUBRICS, Rubric, check_required, parse_rubrics};
+
+/// What a path that is not a regular file is, in words.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if meta.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
+}
+
 #[cfg(test)]
 pub(crate) use signal_names::AnySignals;
 pub use signal_names::SignalNames;
@@ -97,13 +121,20 @@ impl ConfigDir {
             || id_or_path.contains('/')
             || Path::new(id_or_path).extension().is_some();
         if looks_like_path {
-            if as_path.is_file() {
-                return Ok(as_path.to_path_buf());
-            }
-            return Err(ConfigError::Io {
-                path: as_path.to_path_buf(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            });
+            return match std::fs::metadata(as_path) {
+                Ok(meta) if meta.is_file() => Ok(as_path.to_path_buf()),
+                Ok(meta) => Err(ConfigError::Io {
+                    path: as_path.to_path_buf(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("is {}, not a {} file", file_kind(&meta), kind.noun()),
+                    ),
+                }),
+                Err(e) => Err(ConfigError::Io {
+                    path: as_path.to_path_buf(),
+                    source: e,
+                }),
+            };
         }
         let candidate = self
             .root

@@ -106,6 +106,51 @@ impl Store {
         })
     }
 
+    /// Opens an existing database for reading only: nothing is created, migrated or written,
+    /// so a file in a read-only folder (or one the user may only read) can be listed,
+    /// shown and exported. A file of an older schema is upgraded by a writable open where
+    /// the file allows one, and refused otherwise.
+    ///
+    /// A WAL database is read through its shared-memory index, which a reader must be able to
+    /// create when the folder holds none (no other connection is open). Where it cannot, the
+    /// file is opened as immutable: with no index and no write access there is no writer
+    /// whose changes could be missed.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let path = path.as_ref();
+        let metadata = fs::metadata(path).map_err(|e| StoreError::io(path, e))?;
+        if metadata.is_dir() {
+            return Err(StoreError::io(
+                path,
+                std::io::Error::other("is a folder, not a database file"),
+            ));
+        }
+        let conn = match read_only_connection(path, false) {
+            Ok(conn) => conn,
+            Err(_) => read_only_connection(path, true)?,
+        };
+        let found = schema::user_version(&conn)?;
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                found,
+                supported: SCHEMA_VERSION,
+                path: path.to_path_buf(),
+            });
+        }
+        if found < SCHEMA_VERSION {
+            drop(conn);
+            return Self::open(path).map_err(|_| StoreError::OlderSchemaReadOnly {
+                found,
+                supported: SCHEMA_VERSION,
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(Self {
+            conn,
+            path: Some(path.to_path_buf()),
+            memory_locks: lock::MemoryLocks::default(),
+        })
+    }
+
     /// A private, migrated in-memory database (tests, dry runs).
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let mut conn = Connection::open_in_memory()
@@ -220,6 +265,43 @@ fn configure(conn: &Connection) -> Result<(), StoreError> {
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn.busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| StoreError::sqlite("setting the busy timeout", e))
+}
+
+/// A read-only connection to `path` that has read its schema version (which is when `SQLite`
+/// finds out whether it can use the WAL index); `immutable` opens it without one.
+fn read_only_connection(path: &Path, immutable: bool) -> Result<Connection, StoreError> {
+    use rusqlite::OpenFlags;
+    let context = || format!("opening {} for reading", path.display());
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = if immutable {
+        let uri = format!("file:{}?immutable=1", uri_path(path));
+        Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+    } else {
+        Connection::open_with_flags(path, flags)
+    }
+    .map_err(|e| StoreError::sqlite(context(), e))?;
+    schema::user_version(&conn)?;
+    conn.pragma_update(None, "foreign_keys", true)
+        .map_err(|e| StoreError::sqlite("enabling foreign keys", e))?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| StoreError::sqlite("setting the busy timeout", e))?;
+    Ok(conn)
+}
+
+/// `path` as the path part of a `file:` URI: every byte outside the unreserved set and `/`
+/// percent-encoded.
+fn uri_path(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = String::new();
+    for byte in absolute.as_os_str().as_encoded_bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-._~".contains(byte) {
+            out.push(char::from(*byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// Pages the write-ahead log may hold before `SQLite` copies it back on a commit.

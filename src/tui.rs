@@ -46,7 +46,7 @@ pub use app::{
     Action, App, Clock, FixedClock, GraphViewUi, KeyFocus, ListUi, Mode, Popup, SessionInfo,
     StrategyInfo, SystemClock, Ui,
 };
-pub use event::{AppEvent, EventSources, TICK, forward_terminal};
+pub use event::{AppEvent, EventSources, StopSignals, TICK, feed_until_stopped, forward_terminal};
 pub use layout::{Areas, PanelId, Shape, areas};
 pub use model::{Failure, GraphIndex, Message, Model, Running, Usage, Work};
 pub use runner::{EventLoop, FRAME_BUDGET, Flow, TuiError};
@@ -62,16 +62,39 @@ use crate::session::{self, Command};
 /// checkpoint.
 const SHUTDOWN_WAIT: Duration = Duration::from_millis(500);
 
+/// Fails unless standard input and output are both terminals, before anything is opened or
+/// stored: the app cannot run without one.
+pub fn require_terminal() -> Result<(), TuiError> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        Ok(())
+    } else {
+        Err(TuiError::NoTerminal)
+    }
+}
+
 /// Runs an opened interview in this terminal until the user quits.
 pub fn run_interview(interview: Interview, mode: Mode) -> Result<(), TuiError> {
     let runtime = runtime()?;
     let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
-    let result = runtime.block_on(async {
-        let inputs = spawn_input();
-        interview_screen(terminal, inputs, interview, mode).await
+    let (result, stopped) = runtime.block_on(async {
+        let (inputs, stopped) = spawn_input();
+        let result = interview_screen(terminal, inputs, interview, mode).await;
+        (result, stopped)
     });
     drop(guard);
-    result
+    stopped_or(stopped, result)
+}
+
+/// `result`, unless a signal stopped the app: then that (the terminal is restored by now).
+fn stopped_or(
+    mut stopped: tokio::sync::oneshot::Receiver<&'static str>,
+    result: Result<(), TuiError>,
+) -> Result<(), TuiError> {
+    match stopped.try_recv() {
+        Ok(signal) => Err(TuiError::Stopped { signal }),
+        Err(_) => result,
+    }
 }
 
 /// Shows the start screen; `open` turns the user's choice into an opened interview (or an error
@@ -82,27 +105,31 @@ pub fn run_start(
 ) -> Result<(), TuiError> {
     let runtime = runtime()?;
     let (mut terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
-    let result = runtime.block_on(async {
-        let mut inputs = spawn_input();
-        loop {
-            let choice = match start::run(&mut terminal, &mut inputs, &mut screen).await? {
-                StartOutcome::Quit => return Ok(()),
-                StartOutcome::Open(choice) => choice,
-            };
-            screen.set_message(Some(
-                "Opening the session and loading the models…".to_owned(),
-            ));
-            start::draw(&mut terminal, &screen)?;
-            match open(&choice) {
-                Ok((interview, mode)) => {
-                    return interview_screen(terminal, inputs, interview, mode).await;
+    let (result, stopped) = runtime.block_on(async {
+        let (mut inputs, stopped) = spawn_input();
+        let result = async {
+            loop {
+                let choice = match start::run(&mut terminal, &mut inputs, &mut screen).await? {
+                    StartOutcome::Quit => return Ok(()),
+                    StartOutcome::Open(choice) => choice,
+                };
+                screen.set_message(Some(
+                    "Opening the session and loading the models…".to_owned(),
+                ));
+                start::draw(&mut terminal, &screen)?;
+                match open(&choice) {
+                    Ok((interview, mode)) => {
+                        return interview_screen(terminal, inputs, interview, mode).await;
+                    }
+                    Err(e) => screen.set_message(Some(e)),
                 }
-                Err(e) => screen.set_message(Some(e)),
             }
         }
+        .await;
+        (result, stopped)
     });
     drop(guard);
-    result
+    stopped_or(stopped, result)
 }
 
 /// Shows a session whose events come from elsewhere (`simulate --watch`): the same panels,
@@ -114,7 +141,7 @@ pub async fn watch(
     commands: Option<tokio::sync::mpsc::Sender<Command>>,
 ) -> Result<(), TuiError> {
     let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
-    let inputs = spawn_input();
+    let (inputs, stopped) = spawn_input();
     let app = App::new(info, Mode::Watch, Theme::from_env(), Arc::new(SystemClock));
     let mut event_loop = EventLoop::new(
         terminal,
@@ -124,7 +151,7 @@ pub async fn watch(
     );
     let result = event_loop.run().await;
     drop(guard);
-    result
+    stopped_or(stopped, result)
 }
 
 async fn interview_screen(
@@ -153,9 +180,15 @@ fn runtime() -> Result<tokio::runtime::Runtime, TuiError> {
         .map_err(|e| TuiError::Runtime(e.to_string()))
 }
 
-/// Starts reading the terminal on its own task.
-fn spawn_input() -> UnboundedReceiver<CtEvent> {
+/// Starts reading the terminal on its own task, which ends the input (and so the app) when a
+/// stop signal arrives; the second receiver then holds the signal's name.
+fn spawn_input() -> (
+    UnboundedReceiver<CtEvent>,
+    tokio::sync::oneshot::Receiver<&'static str>,
+) {
     let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(forward_terminal(tx));
-    rx
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
+    let signals = StopSignals::register();
+    tokio::spawn(feed_until_stopped(forward_terminal(tx), signals, stop_tx));
+    (rx, stop_rx)
 }

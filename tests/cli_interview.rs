@@ -312,3 +312,102 @@ fn answers_on_stdin_are_asked_for_one_question_at_a_time() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+/// `interviewer --db DB ARGS…` with the shipped config and stdin, stdout and stderr not a
+/// terminal.
+fn bare(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_interviewer"))
+        .arg("--db")
+        .arg(db)
+        .arg("--config-dir")
+        .arg(Path::new(common::MANIFEST).join("config"))
+        .args(args)
+        .env("INTERVIEWER_CACHE_DIR", common::CACHE_ROOT)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn nothing_is_stored_by_a_command_that_cannot_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    // The terminal app without a terminal: refused before a session exists.
+    for args in [
+        &["new", "--concept", "oat_milk"][..],
+        &["resume", "latest"],
+        &[],
+    ] {
+        let out = bare(&db, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("needs a terminal on standard input and output")
+                && stderr.contains("interviewer interview --answers"),
+            "{stderr}"
+        );
+    }
+    assert!(!db.exists(), "no database was created");
+    // Resuming from a database that does not exist.
+    let out = bare(
+        &db,
+        &[
+            "interview",
+            "--resume",
+            "latest",
+            "--provider",
+            "none",
+            "--answers",
+            "-",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no database at"), "{stderr}");
+    assert!(!db.exists(), "no database was created");
+}
+
+#[test]
+fn a_methodology_path_that_is_not_a_file_says_what_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let folder = tmp.path().join("methods.yaml");
+    std::fs::create_dir(&folder).unwrap();
+    let fifo = tmp.path().join("pipe.yaml");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let missing = tmp.path().join("missing.yaml");
+    for (path, says) in [
+        (folder.as_path(), "is a folder, not a methodology file"),
+        (
+            fifo.as_path(),
+            "is a named pipe (FIFO), not a methodology file",
+        ),
+        (
+            Path::new("/dev/null"),
+            "is a device, not a methodology file",
+        ),
+        (missing.as_path(), "No such file or directory"),
+    ] {
+        let out = bare(
+            &db,
+            &[
+                "interview",
+                "--concept",
+                "oat_milk",
+                "--provider",
+                "none",
+                "--answers",
+                "-",
+                "--methodology",
+                path.to_str().unwrap(),
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&path.display().to_string()) && stderr.contains(says),
+            "{stderr}"
+        );
+    }
+}

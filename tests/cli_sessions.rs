@@ -28,7 +28,14 @@ fn sessions(db: &std::path::Path) -> String {
 fn lists_sessions_of_the_chosen_database() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("nested").join("work.db");
-    assert_eq!(sessions(&db), format!("no sessions in {}\n", db.display()));
+    assert_eq!(
+        sessions(&db),
+        format!(
+            "no sessions: there is no database at {} yet\n",
+            db.display()
+        )
+    );
+    assert!(!db.exists(), "listing never creates a database");
     let store = Store::open(&db).unwrap();
     let state = SessionState {
         turn_count: 3,
@@ -189,7 +196,7 @@ fn show_export_and_delete_a_scripted_session() {
     assert!(text(&out).1.contains("--canonical"));
     let out = cli(&db, &["export", "no-such-session", "-f", "json"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).1.contains("no session 'no-such-session'"));
+    assert!(text(&out).1.contains("'no-such-session': no session in"));
 
     // Delete: refused without a terminal, done with --yes, then gone everywhere.
     let out = cli(&db, &["sessions", "delete", &id]);
@@ -222,4 +229,143 @@ fn show_and_export_refuse_a_missing_database() {
         assert!(text(&out).1.contains("no database at"), "{args:?}");
     }
     assert!(!db.exists(), "reading never creates a database");
+}
+
+/// Two stored sessions whose ids share a prefix, and a third; returns the database.
+fn three_sessions(dir: &std::path::Path) -> std::path::PathBuf {
+    let db = dir.join("three.db");
+    let store = Store::open(&db).unwrap();
+    for id in ["ab12-first", "ab34-second", "cd56-third"] {
+        store
+            .create_session(&NewSession {
+                id: id.into(),
+                methodology: "means_end_chain".into(),
+                concept: "oat_milk".into(),
+                max_turns: 10,
+                state: SessionState::default(),
+            })
+            .unwrap();
+    }
+    db
+}
+
+#[test]
+fn latest_and_unique_id_prefixes_name_a_session_and_ambiguity_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = three_sessions(dir.path());
+    // The last created is the most recently active.
+    for (typed, id) in [
+        ("latest", "cd56-third"),
+        ("ab1", "ab12-first"),
+        ("cd", "cd56-third"),
+        ("ab34-second", "ab34-second"),
+    ] {
+        let out = cli(&db, &["sessions", "show", typed]);
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{typed}: {stderr}");
+        assert!(stdout.contains(id), "{typed}: {stdout}");
+        let out = cli(&db, &["export", typed, "--format", "json"]);
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{typed}: {stderr}");
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(json["session"]["id"], id, "{typed}");
+    }
+    let out = cli(&db, &["sessions", "show", "ab"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out).1;
+    assert!(
+        stderr.contains("'ab' is ambiguous: 2 sessions")
+            && stderr.contains("ab12-first")
+            && stderr.contains("ab34-second"),
+        "{stderr}"
+    );
+    // The error names what the user typed, where they typed it.
+    let out = cli(
+        &db,
+        &[
+            "interview",
+            "--resume",
+            "nope",
+            "--provider",
+            "none",
+            "--answers",
+            "-",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out).1;
+    assert!(
+        stderr.contains("--resume 'nope': no session in"),
+        "{stderr}"
+    );
+    let out = cli(&db, &["sessions", "delete", "nope", "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out).1;
+    assert!(stderr.contains("'nope': no session in"), "{stderr}");
+    let out = cli(&db, &["sessions", "delete", "ab3", "--yes"]);
+    assert!(out.status.success(), "{}", text(&out).1);
+    assert!(text(&out).0.contains("deleted session ab34-second"));
+    // With one `ab` session left, `ab` is no longer ambiguous.
+    let out = cli(&db, &["sessions", "show", "ab"]);
+    assert!(text(&out).0.contains("ab12-first"), "{}", text(&out).1);
+}
+
+/// Runs `interviewer --db DB ARGS…` as a user who may not write `db` or its folder. As root
+/// (who may write anything) it runs in a user namespace of its own, as `nobody`.
+fn cli_without_write_access(db: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let root = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(2) == Some("0"));
+    let mut cmd = if root {
+        let mut cmd = Command::new("unshare");
+        cmd.arg("--user").arg(env!("CARGO_BIN_EXE_interviewer"));
+        cmd
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_interviewer"))
+    };
+    cmd.arg("--db")
+        .arg(db)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run interviewer")
+}
+
+#[test]
+fn a_database_in_a_read_only_folder_can_be_listed_shown_and_exported() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("shared");
+    std::fs::create_dir(&folder).unwrap();
+    let db = three_sessions(&folder);
+    // What an interviewer leaves behind after closing cleanly: no -wal or -shm files.
+    let leftovers: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    let before = std::fs::read(&db).unwrap();
+    let set = |path: &std::path::Path, mode| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    set(&db, 0o444);
+    set(&folder, 0o555);
+    set(dir.path(), 0o755);
+    let outs = [
+        cli_without_write_access(&db, &["sessions"]),
+        cli_without_write_access(&db, &["sessions", "show", "ab1"]),
+        cli_without_write_access(&db, &["export", "latest", "--format", "json"]),
+    ];
+    set(&folder, 0o755);
+    set(&db, 0o644);
+    for out in &outs {
+        let (stdout, stderr) = text(out);
+        assert!(out.status.success(), "{stderr}");
+        assert!(
+            stdout.contains("ab12-first") || stdout.contains("cd56-third"),
+            "{stdout}"
+        );
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before, "reading wrote nothing");
 }

@@ -32,5 +32,6 @@ mod providers_http;
 mod simulate;
 mod store;
 mod tui_app;
+mod tui_signals;
 mod tui_snapshots;
 mod understanding_corpus;

@@ -11,7 +11,9 @@ use crate::store::Store;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The session to export (see `interviewer sessions`).
+    /// The session to export: its id, the start of one, or `latest` (see `interviewer
+    /// sessions`).
+    #[arg(value_name = "SESSION_ID|latest")]
     pub session_id: String,
     /// What to write.
     #[arg(long, short = 'f', value_enum)]
@@ -25,28 +27,42 @@ pub struct ExportArgs {
 }
 
 pub fn run(db: &Path, args: &ExportArgs, out: &mut dyn Write) -> Result<(), CliError> {
-    let store = open_existing(db)?;
+    let store = open_for_reading(db)?;
+    let id = super::sessions::resolve(&store, db, "", &args.session_id)?.id;
     let options = ExportOptions::default().canonical(args.canonical);
     match &args.output {
         Some(path) => {
-            export::write_file(&store, &args.session_id, args.format, &options, path)
+            export::write_file(&store, &id, args.format, &options, path)
                 .map_err(|e| export_error(e, db))?;
             eprintln!("wrote {}", path.display());
             Ok(())
         }
-        None => export::write(&store, &args.session_id, args.format, &options, out)
-            .map_err(|e| export_error(e, db)),
+        None => {
+            export::write(&store, &id, args.format, &options, out).map_err(|e| export_error(e, db))
+        }
     }
+}
+
+/// Opens the existing database at `db` for reading only (see [`Store::open_read_only`]).
+pub(crate) fn open_for_reading(db: &Path) -> Result<Store, CliError> {
+    if !db.exists() {
+        return Err(missing_database(db));
+    }
+    Store::open_read_only(db).map_err(|e| CliError::Input(e.to_string()))
+}
+
+fn missing_database(db: &Path) -> CliError {
+    CliError::Usage(format!(
+        "no database at {}; pass --db or set INTERVIEWER_DB",
+        db.display()
+    ))
 }
 
 /// Opens the database at `db`, refusing to create one: reading a session from a file that
 /// does not exist is a mistake in `--db`, not a request for an empty database.
 pub(crate) fn open_existing(db: &Path) -> Result<Store, CliError> {
     if !db.exists() {
-        return Err(CliError::Usage(format!(
-            "no database at {}; pass --db or set INTERVIEWER_DB",
-            db.display()
-        )));
+        return Err(missing_database(db));
     }
     Store::open(db).map_err(|e| CliError::Input(e.to_string()))
 }

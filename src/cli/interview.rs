@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, IsTerminal, Read};
 
 use clap::Args;
 
-use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, prepare};
+use super::setup::{LlmOptions, Resume, SessionChoice, StageFlags, open_interview, prepare};
 use super::{CliError, emit};
 use crate::config::ConfigDir;
 use crate::pipeline::{Event, MAX_ANSWER_CHARS, TurnError, TurnResult};
@@ -58,7 +58,10 @@ pub fn run(
         concept: args.concept.clone(),
         methodology: args.methodology.clone(),
         max_turns: args.max_turns,
-        resume: args.resume.clone(),
+        resume: args.resume.clone().map(|typed| Resume {
+            typed,
+            argument: "--resume",
+        }),
         understanding: prepared.understanding,
     };
     let interview = open_interview(dir, db, &choice, prepared.services)?;
@@ -170,6 +173,8 @@ struct AnswerFile {
     /// Whether a person is typing (then nothing is skipped).
     interactive: bool,
     name: String,
+    /// Whether the first line is still to come (a byte-order mark before it is dropped).
+    at_start: bool,
 }
 
 impl AnswerSource for AnswerFile {
@@ -198,21 +203,25 @@ impl AnswerFile {
                     "type each answer, then an empty line; Ctrl-D stops (the session stays resumable)"
                 );
             }
-            return Ok(Self {
-                reader: Box::new(BufReader::new(stdin)),
-                consumed: 0,
+            return Ok(Self::new(
+                Box::new(BufReader::new(stdin)),
                 interactive,
-                name: "stdin".to_owned(),
-            });
+                "stdin",
+            ));
         }
         let file = File::open(spec)
             .map_err(|e| CliError::Input(format!("--answers {spec}: cannot open: {e}")))?;
-        Ok(Self {
-            reader: Box::new(BufReader::new(file)),
+        Ok(Self::new(Box::new(BufReader::new(file)), false, spec))
+    }
+
+    fn new(reader: Box<dyn BufRead>, interactive: bool, name: &str) -> Self {
+        Self {
+            reader,
             consumed: 0,
-            interactive: false,
-            name: spec.to_owned(),
-        })
+            interactive,
+            name: name.to_owned(),
+            at_start: true,
+        }
     }
 
     /// Discards answers before turn `turn` (they belong to turns already answered).
@@ -246,6 +255,11 @@ impl AnswerFile {
                 })?;
             if n == 0 {
                 break;
+            }
+            // Editors on some systems start a UTF-8 file with a byte-order mark; it is not
+            // part of the first answer.
+            if std::mem::take(&mut self.at_start) && line.starts_with(BYTE_ORDER_MARK) {
+                line.drain(..BYTE_ORDER_MARK.len());
             }
             if paragraph.len() + line.len() > ANSWER_BYTE_LIMIT {
                 return Err(self.too_long());
@@ -285,6 +299,9 @@ impl AnswerFile {
     }
 }
 
+/// U+FEFF in UTF-8.
+const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
+
 /// Bytes one answer may take before it is refused unread: the longest answer of
 /// [`MAX_ANSWER_CHARS`] four-byte characters, with room for line breaks.
 const ANSWER_BYTE_LIMIT: usize = 4 * MAX_ANSWER_CHARS + 1_024;
@@ -302,12 +319,19 @@ mod tests {
     use super::*;
 
     fn source(text: &str) -> AnswerFile {
-        AnswerFile {
-            reader: Box::new(std::io::Cursor::new(text.to_owned())),
-            consumed: 0,
-            interactive: false,
-            name: "test".to_owned(),
-        }
+        AnswerFile::new(
+            Box::new(std::io::Cursor::new(text.to_owned())),
+            false,
+            "test",
+        )
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_first_answer_is_dropped() {
+        let mut s = source("\u{feff}first\n\n\u{feff}second\n");
+        assert_eq!(s.next_answer().unwrap().unwrap(), "first");
+        // Only the file's start is a byte-order mark; later it is the respondent's text.
+        assert_eq!(s.next_answer().unwrap().unwrap(), "\u{feff}second");
     }
 
     #[test]
@@ -339,12 +363,7 @@ mod tests {
             inner: std::io::repeat(byte).take(50_000_000),
             taken: std::rc::Rc::clone(&taken),
         };
-        let file = AnswerFile {
-            reader: Box::new(BufReader::new(reader)),
-            consumed: 0,
-            interactive: false,
-            name: "/dev/zero".to_owned(),
-        };
+        let file = AnswerFile::new(Box::new(BufReader::new(reader)), false, "/dev/zero");
         (file, taken)
     }
 

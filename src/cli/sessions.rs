@@ -11,12 +11,12 @@ use std::path::Path;
 
 use clap::{Args, Subcommand};
 
-use super::export::open_existing;
+use super::export::{open_existing, open_for_reading};
 use super::{CliError, emit};
 use crate::audit::AuditTrail;
 use crate::export::{SessionData, usage_by};
 use crate::graph::model::SlotStatus;
-use crate::store::{SessionRecord, Store, StoreError, StoreOps, UsageTotals};
+use crate::store::{SessionRecord, StoreError, StoreOps, UsageTotals};
 
 /// How many of the latest turns `show` lists with their strategy and focus.
 ///
@@ -36,12 +36,14 @@ pub enum SessionsCommand {
     List,
     /// Summarise one session: status, graph size, last strategies, LLM usage and cost.
     Show {
-        /// The session id.
+        /// The session: its id, the start of one, or `latest`.
+        #[arg(value_name = "SESSION_ID|latest")]
         session_id: String,
     },
     /// Delete a session, everything stored for it, and its audit trail.
     Delete {
-        /// The session id.
+        /// The session: its id, the start of one, or `latest`.
+        #[arg(value_name = "SESSION_ID|latest")]
         session_id: String,
         /// Do not ask for confirmation (required when stdin is not a terminal).
         #[arg(long, short = 'y')]
@@ -62,7 +64,16 @@ pub fn run(db: &Path, args: &SessionsArgs, out: &mut dyn Write) -> Result<(), Cl
 }
 
 fn list(db: &Path, out: &mut dyn Write) -> Result<(), CliError> {
-    let store = Store::open(db).map_err(|e| CliError::Input(e.to_string()))?;
+    if !db.exists() {
+        return emit(
+            out,
+            &format!(
+                "no sessions: there is no database at {} yet\n",
+                db.display()
+            ),
+        );
+    }
+    let store = open_for_reading(db)?;
     let sessions = store
         .list_sessions()
         .map_err(|e| CliError::Input(e.to_string()))?;
@@ -87,23 +98,86 @@ fn list(db: &Path, out: &mut dyn Write) -> Result<(), CliError> {
     emit(out, &text)
 }
 
-/// The session, or a usage error naming the database when there is none.
-fn find(store: &Store, db: &Path, id: &str) -> Result<SessionRecord, CliError> {
-    store
-        .get_session(id)
-        .map_err(|e| CliError::Input(e.to_string()))?
-        .ok_or_else(|| {
-            CliError::Usage(format!(
-                "no session '{id}' in {}; `interviewer sessions` lists them",
-                db.display()
-            ))
-        })
+/// A session reference as errors quote it: `--resume 'ab1'`, or `'ab1'` when positional.
+pub(crate) fn quoted(argument: &str, typed: &str) -> String {
+    if argument.is_empty() {
+        format!("'{typed}'")
+    } else {
+        format!("{argument} '{typed}'")
+    }
 }
 
-fn show(db: &Path, id: &str, out: &mut dyn Write) -> Result<(), CliError> {
-    let store = open_existing(db)?;
-    find(&store, db, id)?;
-    let data = SessionData::load(&store, id).map_err(|e| CliError::Input(e.to_string()))?;
+/// The stored session a typed reference means: `latest` (the most recently active), a whole
+/// id, or the start of exactly one id. `argument` is where it was typed (`"--resume"`), or
+/// empty for a positional argument; errors quote it with the value, and say which database
+/// was searched.
+pub(crate) fn resolve(
+    store: &impl StoreOps,
+    db: &Path,
+    argument: &str,
+    typed: &str,
+) -> Result<SessionRecord, CliError> {
+    let quoted = quoted(argument, typed);
+    let input = |e: StoreError| CliError::Input(e.to_string());
+    if typed.is_empty() {
+        return Err(CliError::Usage(format!(
+            "{quoted}: give a session id, the start of one, or `latest`"
+        )));
+    }
+    if let Some(session) = store.get_session(typed).map_err(input)? {
+        return Ok(session);
+    }
+    let sessions = store.list_sessions().map_err(input)?;
+    let id = if typed == "latest" {
+        sessions.first().map(|s| s.id.clone()).ok_or_else(|| {
+            CliError::Usage(format!(
+                "{quoted}: there are no sessions in {}",
+                db.display()
+            ))
+        })?
+    } else {
+        let matching: Vec<&str> = sessions
+            .iter()
+            .map(|s| s.id.as_str())
+            .filter(|id| id.starts_with(typed))
+            .collect();
+        match matching.as_slice() {
+            [id] => (*id).to_owned(),
+            [] => {
+                return Err(CliError::Usage(format!(
+                    "{quoted}: no session in {} has this id or one starting with it; \
+                     `interviewer sessions` lists them",
+                    db.display()
+                )));
+            }
+            several => {
+                let shown: Vec<&str> = several.iter().take(5).copied().collect();
+                let more = several.len().saturating_sub(shown.len());
+                return Err(CliError::Usage(format!(
+                    "{quoted} is ambiguous: {} sessions have ids starting with it ({}{}); \
+                     type more of the id",
+                    several.len(),
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                )));
+            }
+        }
+    };
+    store.get_session(&id).map_err(input)?.ok_or_else(|| {
+        CliError::Input(format!(
+            "session {id} disappeared while it was being opened"
+        ))
+    })
+}
+
+fn show(db: &Path, typed: &str, out: &mut dyn Write) -> Result<(), CliError> {
+    let store = open_for_reading(db)?;
+    let id = resolve(&store, db, "", typed)?.id;
+    let data = SessionData::load(&store, &id).map_err(|e| CliError::Input(e.to_string()))?;
     emit(out, &summary(&data))
 }
 
@@ -228,14 +302,15 @@ fn cost(t: &UsageTotals) -> String {
 
 fn delete(
     db: &Path,
-    id: &str,
+    typed: &str,
     yes: bool,
     interactive: bool,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     let store = open_existing(db)?;
-    let session = find(&store, db, id)?;
+    let session = resolve(&store, db, "", typed)?;
+    let id = session.id.as_str();
     let _lock = store.lock_session(id).map_err(|e| match e {
         StoreError::SessionInUse { .. } => {
             CliError::Input(format!("{e}; stop it before deleting the session"))
@@ -295,7 +370,7 @@ mod tests {
 
     use super::*;
     use crate::domain::SessionState;
-    use crate::store::NewSession;
+    use crate::store::{NewSession, Store};
 
     fn db_with_session(dir: &Path) -> std::path::PathBuf {
         let db = dir.join("i.db");

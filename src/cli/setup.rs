@@ -17,7 +17,7 @@ use crate::llm::config::{
 use crate::llm::{LlmRouter, LocalProvider};
 use crate::pipeline::{Interview, InterviewSpec, PipelineError, PipelineSettings, Services};
 use crate::signals::Catalog;
-use crate::store::{Store, StoreOps};
+use crate::store::Store;
 
 /// Which models serve the LLM roles. Global: every command accepts these.
 #[derive(Debug, Clone, Default, Args)]
@@ -149,9 +149,18 @@ pub struct SessionChoice {
     pub concept: Option<String>,
     pub methodology: Option<String>,
     pub max_turns: u32,
-    pub resume: Option<String>,
+    pub resume: Option<Resume>,
     /// The understanding mode of a new session; a resumed one keeps its own.
     pub understanding: Understanding,
+}
+
+/// A stored session to reopen, as the user named it (see [`super::sessions::resolve`]).
+#[derive(Debug, Clone)]
+pub struct Resume {
+    /// An id, the start of one, or `latest`.
+    pub typed: String,
+    /// Where it was typed (`"--resume"`), or empty for a positional argument.
+    pub argument: &'static str,
 }
 
 /// Opens the store and creates or reopens the chosen session.
@@ -161,32 +170,25 @@ pub fn open_interview(
     choice: &SessionChoice,
     services: Services,
 ) -> Result<Interview, CliError> {
-    let store = Store::open(db).map_err(|e| CliError::Input(e.to_string()))?;
-    let resume_id = match choice.resume.as_deref() {
-        None => None,
-        Some("latest") => Some(
-            store
-                .list_sessions()
-                .map_err(|e| CliError::Input(e.to_string()))?
-                .first()
-                .map(|s| s.id.clone())
-                .ok_or_else(|| {
-                    CliError::Usage(format!("--resume latest: no sessions in {}", db.display()))
-                })?,
-        ),
-        Some(id) => Some(id.to_owned()),
+    let store = match &choice.resume {
+        // Resuming from a file that does not exist is a mistake in `--db`, not a request for
+        // an empty database.
+        Some(resume) => super::export::open_existing(db).map_err(|e| {
+            let quoted = super::sessions::quoted(resume.argument, &resume.typed);
+            CliError::Usage(format!("{quoted}: {e}"))
+        })?,
+        None => Store::open(db).map_err(|e| CliError::Input(e.to_string()))?,
     };
-    let existing = match &resume_id {
-        Some(id) => Some(
-            store
-                .get_session(id)
-                .map_err(|e| CliError::Input(e.to_string()))?
-                .ok_or_else(|| {
-                    CliError::Usage(format!("--resume: no session {id} in {}", db.display()))
-                })?,
-        ),
+    let existing = match &choice.resume {
+        Some(resume) => Some(super::sessions::resolve(
+            &store,
+            db,
+            resume.argument,
+            &resume.typed,
+        )?),
         None => None,
     };
+    let resume_id = existing.as_ref().map(|s| s.id.clone());
     let concept_ref = choice
         .concept
         .clone()

@@ -126,6 +126,8 @@ fn watch(
     args: &SimulateArgs,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
+    crate::tui::require_terminal()
+        .map_err(|e| CliError::Usage(format!("{e}; without --watch the run needs none")))?;
     let concept = dir.concept(&args.concept)?;
     let Prepared {
         services,
@@ -151,9 +153,13 @@ fn watch(
         .enable_all()
         .build()
         .map_err(|e| CliError::Input(format!("cannot start the async runtime: {e}")))?;
-    runtime
-        .block_on(crate::tui::watch(info, rx, None))
-        .map_err(|e| CliError::Input(e.to_string()))?;
+    let watched = runtime.block_on(crate::tui::watch(info, rx, None));
+    if let Err(e @ crate::tui::TuiError::Stopped { .. }) = &watched {
+        return Err(CliError::Input(format!(
+            "{e}; session {id} is saved at its last checkpoint: run the same command to resume it"
+        )));
+    }
+    watched.map_err(|e| CliError::Input(e.to_string()))?;
     if !worker.is_finished() {
         eprintln!("session {id} stopped at its last checkpoint; run the same command to resume it");
         return Ok(());

@@ -11,10 +11,10 @@ use clap::Args;
 
 use super::CliError;
 use super::interview::DEFAULT_MAX_TURNS;
-use super::setup::{LlmOptions, SessionChoice, StageFlags, open_interview, prepare};
+use super::setup::{LlmOptions, Resume, SessionChoice, StageFlags, open_interview, prepare};
 use crate::config::{ConfigDir, FileKind};
 use crate::store::{Store, StoreOps};
-use crate::tui::{ConceptEntry, Mode, StartChoice, StartScreen, Theme};
+use crate::tui::{ConceptEntry, Mode, StartChoice, StartScreen, Theme, TuiError};
 
 #[derive(Debug, Args)]
 pub struct NewArgs {
@@ -55,8 +55,30 @@ fn mode(moderator: bool) -> Mode {
     }
 }
 
-fn tui_error(e: &crate::tui::TuiError) -> CliError {
-    CliError::Input(e.to_string())
+/// The app's error as a command error; `session` is the interview it ran, when known, for
+/// the hint after a stop signal.
+fn tui_error(e: &TuiError, session: Option<&str>) -> CliError {
+    match (e, session) {
+        (TuiError::Stopped { .. }, Some(id)) => CliError::Input(format!(
+            "{e}; session {id} is saved at its last checkpoint: `interviewer resume {id}` \
+             continues it"
+        )),
+        (TuiError::Stopped { .. }, None) => CliError::Input(format!(
+            "{e}; a session in progress is saved at its last checkpoint (`interviewer sessions` \
+             lists it)"
+        )),
+        _ => CliError::Input(e.to_string()),
+    }
+}
+
+/// Checked before anything is opened, so a run without a terminal stores nothing.
+fn require_terminal() -> Result<(), CliError> {
+    crate::tui::require_terminal().map_err(|e| {
+        CliError::Usage(format!(
+            "{e}; without one, `interviewer interview --answers FILE` (or `-` for standard \
+             input) runs the interview headless"
+        ))
+    })
 }
 
 /// `interviewer new`: a new interview straight into the app.
@@ -66,6 +88,7 @@ pub fn run_new(
     llm: &LlmOptions,
     args: &NewArgs,
 ) -> Result<(), CliError> {
+    require_terminal()?;
     let prepared = prepare(dir, llm, args.stages)?;
     let choice = SessionChoice {
         concept: Some(args.concept.clone()),
@@ -75,7 +98,8 @@ pub fn run_new(
         understanding: prepared.understanding,
     };
     let interview = open_interview(dir, db, &choice, prepared.services)?;
-    crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e))
+    let id = interview.session_id().to_owned();
+    crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
 }
 
 /// `interviewer resume ID`: a stored session in the app.
@@ -85,21 +109,27 @@ pub fn run_resume(
     llm: &LlmOptions,
     args: &ResumeArgs,
 ) -> Result<(), CliError> {
+    require_terminal()?;
     let prepared = prepare(dir, llm, args.stages)?;
     // A resumed session keeps the mode it was created with; this one is not used.
     let choice = SessionChoice {
         concept: None,
         methodology: None,
         max_turns: DEFAULT_MAX_TURNS,
-        resume: Some(args.id.clone()),
+        resume: Some(Resume {
+            typed: args.id.clone(),
+            argument: "",
+        }),
         understanding: prepared.understanding,
     };
     let interview = open_interview(dir, db, &choice, prepared.services)?;
-    crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e))
+    let id = interview.session_id().to_owned();
+    crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
 }
 
 /// `interviewer`: the start screen, then the chosen interview.
 pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), CliError> {
+    require_terminal()?;
     let screen = start_screen(dir, db)?;
     let open = |choice: &StartChoice| {
         prepare(dir, llm, StageFlags::default())
@@ -108,7 +138,10 @@ pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), Cli
                     concept: choice.concept.clone(),
                     methodology: choice.methodology.clone(),
                     max_turns: choice.max_turns,
-                    resume: choice.resume.clone(),
+                    resume: choice.resume.clone().map(|typed| Resume {
+                        typed,
+                        argument: "",
+                    }),
                     understanding: prepared.understanding,
                 };
                 open_interview(dir, db, &session, prepared.services)
@@ -116,7 +149,7 @@ pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), Cli
             .map(|interview| (interview, mode(choice.moderator)))
             .map_err(|e| e.to_string())
     };
-    crate::tui::run_start(screen, open).map_err(|e| tui_error(&e))
+    crate::tui::run_start(screen, open).map_err(|e| tui_error(&e, None))
 }
 
 /// The concepts of the config directory and the stored sessions.

@@ -42,6 +42,17 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A read-only open found a file of an older schema, which only a writable open upgrades.
+    #[error(
+        "{} has schema version {found} and this build reads {supported}; it cannot be upgraded \
+         without write access to it and its folder",
+        path.display()
+    )]
+    OlderSchemaReadOnly {
+        found: i64,
+        supported: i64,
+        path: PathBuf,
+    },
     /// The database thread behind an [`AsyncStore`](super::AsyncStore) has stopped.
     #[error("the database thread has stopped; the store is closed")]
     Closed,

@@ -88,6 +88,70 @@ impl EventSources {
     }
 }
 
+/// The signals that stop the app as if terminal input had ended: the terminal hung up
+/// (`SIGHUP`), or someone asked the process to stop (`SIGTERM`, or `SIGINT` sent from outside:
+/// in raw mode Ctrl+C is a key). Registered before the first frame, so none of them can kill
+/// the process with the terminal still in the app's modes.
+pub struct StopSignals {
+    streams: Vec<(tokio::signal::unix::Signal, &'static str)>,
+}
+
+impl StopSignals {
+    /// Takes over the three signals; must run inside a tokio runtime. A signal that cannot be
+    /// registered keeps its default action (logged).
+    pub fn register() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        let kinds = [
+            (SignalKind::terminate(), "SIGTERM"),
+            (SignalKind::hangup(), "SIGHUP"),
+            (SignalKind::interrupt(), "SIGINT"),
+        ];
+        let streams = kinds
+            .into_iter()
+            .filter_map(|(kind, name)| match signal(kind) {
+                Ok(stream) => Some((stream, name)),
+                Err(e) => {
+                    tracing::warn!("cannot handle {name}: {e}");
+                    None
+                }
+            })
+            .collect();
+        Self { streams }
+    }
+
+    /// The name of the first signal that arrives.
+    async fn first(mut self) -> &'static str {
+        let waits = self.streams.iter_mut().map(|(stream, name)| {
+            Box::pin(async move {
+                stream.recv().await;
+                *name
+            })
+        });
+        let waits: Vec<_> = waits.collect();
+        if waits.is_empty() {
+            return std::future::pending().await;
+        }
+        futures::future::select_all(waits).await.0
+    }
+}
+
+/// Runs `feeder` (which owns the input channel's sender) until a stop signal arrives, then
+/// drops it, so the app sees its input end and quits the way it does when the terminal goes
+/// away; the signal's name goes to `stopped`.
+pub async fn feed_until_stopped(
+    feeder: impl std::future::Future<Output = ()>,
+    signals: StopSignals,
+    stopped: tokio::sync::oneshot::Sender<&'static str>,
+) {
+    tokio::select! {
+        () = feeder => {}
+        name = signals.first() => {
+            // The app may be gone already; then nobody needs to know.
+            let _ = stopped.send(name);
+        }
+    }
+}
+
 /// Reads the terminal's events and forwards them until the receiver is dropped or the
 /// terminal fails. Runs as its own task, so reading input never waits on drawing.
 pub async fn forward_terminal(tx: UnboundedSender<CtEvent>) {

@@ -36,6 +36,11 @@ pub enum TuiError {
     Session(String),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
+    /// The app was asked to stop by a signal; it left the terminal as it found it.
+    #[error("stopped by {signal}")]
+    Stopped { signal: &'static str },
+    #[error("the terminal app needs a terminal on standard input and output")]
+    NoTerminal,
 }
 
 /// Whether the loop goes on.

@@ -84,6 +84,7 @@ impl Store {
             create_private_dir(parent)?;
         }
         create_private_file(path)?;
+        refuse_hard_links(path)?;
         let mut conn = Connection::open(path)
             .map_err(|e| StoreError::sqlite(format!("opening {}", path.display()), e))?;
         conn.busy_timeout(BUSY_TIMEOUT)
@@ -333,12 +334,51 @@ fn create_private_file(path: &Path) -> Result<(), StoreError> {
     }
 }
 
+/// Fails when the file at `path` has other names too (see [`StoreError::HardLinked`]).
+fn refuse_hard_links(path: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let links = fs::metadata(path)
+            .map_err(|e| StoreError::io(path, e))?
+            .nlink();
+        if links > 1 {
+            return Err(StoreError::HardLinked {
+                path: path.to_path_buf(),
+                links,
+            });
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
     use crate::domain::SessionState;
+
+    #[test]
+    #[cfg(unix)]
+    fn a_database_with_a_second_hard_link_is_refused_by_either_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        drop(Store::open(&db).unwrap());
+        let link = dir.path().join("other-name.db");
+        fs::hard_link(&db, &link).unwrap();
+        for path in [&db, &link] {
+            let err = Store::open(path).unwrap_err();
+            assert!(
+                matches!(err, StoreError::HardLinked { links: 2, .. }),
+                "{}: {err}",
+                path.display()
+            );
+            assert!(err.to_string().contains("copy the file"), "{err}");
+        }
+        fs::remove_file(&link).unwrap();
+        drop(Store::open(&db).unwrap());
+    }
 
     fn store_with_session() -> Store {
         let store = Store::open_in_memory().unwrap();

@@ -42,6 +42,16 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// The database file has more than one name (hard links). `SQLite` names its
+    /// write-ahead log and the session locks are named after the path, so two processes
+    /// writing through two names would neither see each other's log nor each other's lock.
+    #[error(
+        "{} has {links} hard links (names); writing a database through more than one name can \
+         corrupt it, because its write-ahead log and session locks follow the name. Keep one \
+         name: copy the file (cp) instead of linking it, or remove the other links",
+        path.display()
+    )]
+    HardLinked { path: PathBuf, links: u64 },
     /// A read-only open found a file of an older schema, which only a writable open upgrades.
     #[error(
         "{} has schema version {found} and this build reads {supported}; it cannot be upgraded \

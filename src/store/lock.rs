@@ -2,8 +2,9 @@
 //!
 //! A file-backed store takes an exclusive OS advisory lock (`flock` on Unix, `LockFileEx` on
 //! Windows, via [`File::try_lock`]) on `<canonical db path>.locks/<session id>.lock`; a
-//! symbolic link to the database leads to the same lock. (A hard link under another name does
-//! not: it is a second path to the file with nothing to tie the two together.) The OS drops the
+//! symbolic link to the database leads to the same lock. A hard link under another name would
+//! not (nothing ties the two paths together, and `SQLite`'s write-ahead log follows the name
+//! too), so [`Store::open`](super::Store::open) refuses a file with more than one. The OS drops the
 //! lock when the file is closed, so a crashed process never leaves a session stuck. Such locks
 //! belong to the open file description, so two handles in one process exclude each other too.
 //! Lock files are never deleted: removing one while another process waits on it would let two

@@ -253,8 +253,19 @@ fn a_seeded_simulation_is_reproducible() {
 fn an_interrupted_simulation_resumes_to_the_same_session() {
     let tmp = tempfile::tempdir().unwrap();
     let whole = tmp.path().join("whole.db");
-    let summary = ok(&simulate(&whole, &ONE_RUN, &[]));
+    let first = simulate(&whole, &ONE_RUN, &[]);
+    let summary = ok(&first);
     let id = session_of(&summary);
+    // Stderr is not a terminal here: no bar, a plain line per turn instead.
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    let turn_lines: Vec<&str> = stderr.lines().filter(|l| l.contains(": turn ")).collect();
+    assert!(
+        turn_lines
+            .first()
+            .is_some_and(|l| l.contains(": turn 1/") && l.contains(" nodes · ")),
+        "{stderr}"
+    );
+    assert!(turn_lines.len() >= 2, "{stderr}");
 
     // Crash right after turn 1's extraction is committed, then run the same command again.
     let crashed = tmp.path().join("crashed.db");

@@ -288,8 +288,36 @@ fn verify(out: &mut dyn std::io::Write) -> Result<(), CliError> {
     emit(
         out,
         &format!("  constrained: {}\n  {}\n", reply.text, rates(&stats)),
-    )
+    )?;
+    // A reply's own rate depends on how many tokens it sampled (a constrained reply may
+    // sample none); the probe runs a fixed number of greedy tokens after prompts of a fixed
+    // length, so its rates compare between machines and runs.
+    for prompt_tokens in SPEED_PROBE_PROMPTS {
+        let speed = runtime
+            .block_on(provider.measure_speed(prompt_tokens, SPEED_PROBE_REPLY))
+            .map_err(|e| CliError::Input(e.to_string()))?;
+        emit(
+            out,
+            &format!(
+                "  speed after a {}-token prompt: prompt {:.0} tokens/s; generation {} tokens \
+                 in {} ms = {:.1} tokens/s\n",
+                speed.prompt_tokens,
+                speed.prefill_per_second(),
+                speed.reply_tokens,
+                speed.decode.as_millis(),
+                speed.decode_per_second()
+            ),
+        )?;
+    }
+    Ok(())
 }
+
+/// Prompt lengths of `verify`'s speed probe: a short prompt, and one as long as an interview's
+/// question prompt gets late in a session.
+const SPEED_PROBE_PROMPTS: [usize; 2] = [60, 600];
+
+/// Greedy tokens the speed probe generates after each prompt.
+const SPEED_PROBE_REPLY: usize = 32;
 
 fn request(user: &str, max_tokens: u32) -> LlmRequest {
     LlmRequest {
@@ -303,26 +331,53 @@ fn request(user: &str, max_tokens: u32) -> LlmRequest {
     }
 }
 
+/// A reply's timings. No generation rate: a short reply's first-to-last-token time says
+/// little, and tokens a schema fixes are run as a batch; the speed probe measures the rate.
 fn rates(stats: &GenerationStats) -> String {
-    let per_second = |n: usize, seconds: f64| {
-        if seconds > 0.0 {
-            n as f64 / seconds
-        } else {
-            0.0
-        }
-    };
     let run = stats.prompt_tokens.saturating_sub(stats.reused_tokens);
+    let prompt_rate = if stats.prefill.is_zero() {
+        0.0
+    } else {
+        run as f64 / stats.prefill.as_secs_f64()
+    };
+    let fixed = if stats.forced_tokens > 0 {
+        format!(" ({} fixed by the schema)", stats.forced_tokens)
+    } else {
+        String::new()
+    };
     format!(
-        "prompt {} tokens in {} ms ({:.0} tokens/s); reply {} tokens in {} ms ({:.0} tokens/s)",
-        run,
+        "prompt {run} tokens in {} ms ({prompt_rate:.0} tokens/s); reply {} tokens{fixed} in {} ms",
         stats.prefill.as_millis(),
-        per_second(run, stats.prefill.as_secs_f64()),
         stats.generated_tokens,
         stats.decode.as_millis(),
-        per_second(stats.generated_tokens, stats.decode.as_secs_f64()),
     )
 }
 
 fn megabytes(bytes: u64) -> String {
     format!("{:.1} MB", bytes as f64 / 1_000_000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_reply_line_gives_no_rate_for_tokens_a_schema_fixed() {
+        let stats = GenerationStats {
+            prompt_tokens: 17,
+            prefill: Duration::from_millis(170),
+            generated_tokens: 10,
+            forced_tokens: 9,
+            decode: Duration::from_micros(300),
+            ..GenerationStats::default()
+        };
+        let line = rates(&stats);
+        assert_eq!(
+            line,
+            "prompt 17 tokens in 170 ms (100 tokens/s); reply 10 tokens (9 fixed by the \
+             schema) in 0 ms"
+        );
+    }
 }

@@ -28,6 +28,8 @@ pub struct ScoreArgs {
     /// Turn number; with --max-turns, derives the phase.
     #[arg(long, requires = "max_turns")]
     pub turn: Option<u32>,
+    /// The interview's maximum number of turns; with --turn, derives the phase (early, mid
+    /// or late) from how far the turn is into the interview.
     #[arg(long, requires = "turn")]
     pub max_turns: Option<u32>,
     #[arg(long, value_enum, default_value_t)]

@@ -2,7 +2,9 @@
 //! the maximum, the stage running now and the size of the graph.
 //!
 //! Bars draw on stderr and only when it is a terminal (indicatif's default target), so piped or
-//! captured output carries the summary alone and stays reproducible.
+//! captured output carries the summary alone and stays reproducible. Where stderr is not a
+//! terminal (a CI log, `2> run.log`), each completed or failed turn is a plain line there
+//! instead, so a long run still shows it is moving.
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -42,8 +44,44 @@ impl RunProgress {
         &self.bar
     }
 
-    /// Updates the bar for one event.
+    /// Updates the bar for one event; where the bar is not drawn, prints the event's
+    /// [`Self::turn_line`] on stderr.
     pub fn observe(&mut self, event: &Event) {
+        self.update(event);
+        if self.bar.is_hidden()
+            && let Some(line) = self.turn_line(event)
+        {
+            eprintln!("{line}");
+        }
+    }
+
+    /// The plain line for a completed or failed turn (after [`Self::observe`] saw it):
+    /// `<prefix>: turn 3/10 · deepen → froths well · 7 nodes · 1234 tokens`.
+    pub fn turn_line(&self, event: &Event) -> Option<String> {
+        let prefix = self.bar.prefix();
+        let of = self
+            .bar
+            .length()
+            .map_or_else(String::new, |n| format!("/{n}"));
+        match event {
+            Event::TurnCompleted(result) => {
+                let focus = result
+                    .focus
+                    .as_ref()
+                    .map_or_else(String::new, |f| format!(" → {}", f.label));
+                Some(format!(
+                    "{prefix}: turn {}{of} · {}{focus} · {} nodes · {} tokens",
+                    result.turn_number, result.strategy_selected, self.nodes, self.tokens
+                ))
+            }
+            Event::TurnFailed { turn, .. } => {
+                Some(format!("{prefix}: turn {turn}{of} · {}", self.stage))
+            }
+            _ => None,
+        }
+    }
+
+    fn update(&mut self, event: &Event) {
         match event {
             Event::StageStarted { turn, stage } => {
                 self.stage = format!("turn {turn} · {stage}");

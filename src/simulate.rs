@@ -30,7 +30,7 @@ mod table;
 
 use crate::config::Persona;
 use crate::pipeline::{InterviewSpec, PipelineError, PipelineSettings, TurnError};
-use crate::store::StoreError;
+use crate::store::{SIMULATION_ID_PREFIX, StoreError};
 
 pub use pool::run_bounded;
 pub use progress::{RunProgress, progress_style};
@@ -111,7 +111,11 @@ pub fn session_id(spec: &SimulationSpec, settings: &PipelineSettings) -> String 
         settings.enable_srl,
         settings.enable_canonical_slots
     );
-    format!("sim-{:016x}", rng::fnv1a(key.as_bytes()))
+    format!(
+        "{}{:016x}",
+        SIMULATION_ID_PREFIX,
+        rng::fnv1a(key.as_bytes())
+    )
 }
 
 #[cfg(test)]

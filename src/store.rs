@@ -41,7 +41,9 @@ pub use lock::SessionLock;
 pub use ops::StoreOps;
 pub use schema::SCHEMA_VERSION;
 pub use scoring::{Checkpoint, ScoringRecord};
-pub use sessions::{NewSession, SessionRecord, SessionStatus, SessionSummary};
+pub use sessions::{
+    NewSession, SIMULATION_ID_PREFIX, SessionRecord, SessionStatus, SessionSummary, short_ids,
+};
 pub use usage::{LlmUsage, LlmUsageRecord, UsageTotals};
 pub use utterances::{Speaker, Utterance};
 

@@ -228,6 +228,11 @@ async fn start_screen_lists_concepts_and_sessions() {
         })
         .collect();
     let mut sessions = Store::open(rec.db()).unwrap().list_sessions().unwrap();
+    // A simulated run beside the interview, marked as such.
+    let mut simulated = sessions.first().unwrap().clone();
+    simulated.id = "sim-00ff00ff00ff00ff".to_owned();
+    simulated.status = interviewer::store::SessionStatus::Active;
+    sessions.push(simulated);
     // The only value that depends on when the test ran.
     for s in &mut sessions {
         s.updated_at = "2026-01-02T03:04:05.000Z".to_owned();

@@ -79,6 +79,40 @@ pub struct SessionSummary {
     pub updated_at: String,
 }
 
+/// How the ids of simulated sessions start (see `simulate::session_id`); the session list and
+/// the start screen mark them.
+pub const SIMULATION_ID_PREFIX: &str = "sim-";
+
+impl SessionSummary {
+    /// Whether a synthetic respondent answered this session (`interviewer simulate`).
+    pub fn is_simulation(&self) -> bool {
+        self.id.starts_with(SIMULATION_ID_PREFIX)
+    }
+}
+
+/// The shortest start of each id, at least `min` characters, that no other id of `ids`
+/// shares: what a user can type to name it (`resume`, `sessions show`, `export`).
+pub fn short_ids(ids: &[&str], min: usize) -> Vec<String> {
+    ids.iter()
+        .map(|id| {
+            let chars: Vec<char> = id.chars().collect();
+            let mut length = min.min(chars.len());
+            while length < chars.len() {
+                let prefix: String = chars.iter().take(length).collect();
+                let shared = ids
+                    .iter()
+                    .filter(|other| *other != id && other.starts_with(&prefix))
+                    .count();
+                if shared == 0 {
+                    break;
+                }
+                length += 1;
+            }
+            chars.iter().take(length).collect()
+        })
+        .collect()
+}
+
 /// The assignment that marks a session as most recently active (see the schema's `activity`).
 const TOUCH: &str = "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), \
      activity = (SELECT COALESCE(MAX(activity), 0) + 1 FROM sessions)";
@@ -245,4 +279,24 @@ fn decode_record(row: &Row<'_>) -> Result<SessionRecord, StoreError> {
         updated_at: col(row, "updated_at")?,
         id,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_ids_grow_until_no_other_id_shares_them() {
+        let ids = [
+            "8f3db03a-f012-4941",
+            "8f3db03a-9999-0000",
+            "1234abcd-0000",
+            "sim-00ff00ff00ff00ff",
+            "short",
+        ];
+        assert_eq!(
+            short_ids(&ids, 8),
+            ["8f3db03a-f", "8f3db03a-9", "1234abcd", "sim-00ff", "short"]
+        );
+    }
 }

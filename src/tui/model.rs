@@ -44,7 +44,10 @@ pub struct Running {
     pub work: Work,
     pub turn: u32,
     pub stage: Option<Stage>,
+    /// When the work (the whole turn) began.
     pub since: Instant,
+    /// When the current stage began (`since` until the first stage starts).
+    pub stage_since: Instant,
 }
 
 /// A failed turn or override, as the error popup shows it.
@@ -111,6 +114,7 @@ impl Model {
             turn,
             stage: None,
             since: now,
+            stage_since: now,
         });
     }
 
@@ -133,6 +137,7 @@ impl Model {
                     turn,
                     stage: Some(stage),
                     since,
+                    stage_since: now,
                 });
             }
             Event::StageFinished { .. } | Event::TurnCompleted(_) | Event::Resumed(_) => {
@@ -270,6 +275,7 @@ impl Model {
             turn,
             stage: None,
             since: self.running.map_or(now, |r| r.since),
+            stage_since: now,
         });
         if let Some(m) = self
             .conversation

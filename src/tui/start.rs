@@ -15,7 +15,7 @@ use super::runner::TuiError;
 use super::sanitize::clean_line;
 use super::text::{pad, truncate};
 use super::theme::Theme;
-use crate::store::{SessionStatus, SessionSummary};
+use crate::store::{SessionSummary, short_ids};
 
 /// Bounds of the max-turns field (the CLI accepts the same range).
 const TURNS: std::ops::RangeInclusive<u32> = 1..=500;
@@ -291,37 +291,51 @@ fn field(label: &str, value: String, theme: &Theme) -> Line<'static> {
     ])
 }
 
+/// Characters of a session id the resume list shows at least (more where two ids share them).
+const SHORT_ID: usize = 8;
+
 fn render_resume(s: &StartScreen, area: Rect, buf: &mut Buffer) {
     let theme = &s.theme;
     let block = frame("Resume a session", theme, s.on_resume);
     let inner = block.inner(area);
     block.render(area, buf);
     let width = usize::from(inner.width);
+    let ids: Vec<&str> = s.sessions.iter().map(|x| x.id.as_str()).collect();
+    let short = short_ids(&ids, SHORT_ID);
+    let id_width = short
+        .iter()
+        .map(|id| id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(SHORT_ID);
     let mut lines = vec![Line::from(Span::styled(
         truncate(
             &format!(
-                "{} {} {:>5}  {:<16} {}",
+                "{} {} {} {:>5}  {} {} last activity",
+                pad("id", id_width),
+                pad("status", 8),
+                pad("", 3),
+                "turns",
                 pad("concept", 16),
                 pad("methodology", 18),
-                "turns",
-                "last activity",
-                "status"
             ),
             width,
         ),
         theme.dim,
     ))];
-    for (i, x) in s.sessions.iter().enumerate() {
-        let status = match x.status {
-            SessionStatus::Active => "resumable",
-            SessionStatus::Finished => "finished",
-        };
+    for (i, (x, id)) in s.sessions.iter().zip(&short).enumerate() {
+        // Status in the words of `interviewer sessions`, so the two lists read alike; the
+        // columns that matter most for choosing come first, so a narrow panel cuts the rest.
+        let simulated = if x.is_simulation() { "sim" } else { "" };
         let text = format!(
-            "{} {} {:>5}  {:<16} {status}",
+            "{} {} {} {:>5}  {} {} {}",
+            pad(&clean_line(id), id_width),
+            pad(x.status.as_str(), 8),
+            pad(simulated, 3),
+            x.turns,
             pad(&clean_line(&x.concept), 16),
             pad(&clean_line(&x.methodology), 18),
-            x.turns,
-            activity(&x.updated_at)
+            activity(&x.updated_at),
         );
         let mut line = Line::from(truncate(&text, width));
         if i == s.session && s.on_resume {

@@ -78,20 +78,26 @@ fn left_part(app: &App) -> String {
     )
 }
 
-/// The running stage with spinner and elapsed time, or what the session waits for.
+/// The running stage with spinner and its own elapsed time, then the whole turn's, or what
+/// the session waits for: `⠋ 4.5 slot_discovery 0.9s · turn 66.0s`.
 fn activity(app: &App) -> String {
     let m = &app.model;
     if let Some(r) = m.running {
         let frame_index = usize::try_from(app.ui.tick % SPINNER.len() as u64).unwrap_or(0);
         let spinner = SPINNER.get(frame_index).copied().unwrap_or("⠿");
-        let elapsed = app.now().saturating_duration_since(r.since).as_secs_f64();
+        let now = app.now();
+        let seconds = |since| now.saturating_duration_since(since).as_secs_f64();
         let what = match (r.stage, r.work) {
             (Some(s), _) => format!("{} {}", s.number(), s.name()),
             (None, Work::Override) => "regenerating".to_owned(),
             (None, Work::Starting) => "starting".to_owned(),
             (None, Work::Turn) => "sending".to_owned(),
         };
-        return format!("{spinner} {what} {elapsed:.1}s ");
+        let (stage, turn) = (seconds(r.stage_since), seconds(r.since));
+        return match r.work {
+            Work::Turn => format!("{spinner} {what} {stage:.1}s · turn {turn:.1}s "),
+            Work::Override | Work::Starting => format!("{spinner} {what} {stage:.1}s "),
+        };
     }
     if m.fatal.is_some() {
         "✗ session stopped ".to_owned()
@@ -251,7 +257,10 @@ impl Widget for &AnswerBox<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
     use crate::pipeline::{Event, Stage};
+    use crate::tui::Running;
     use crate::tui::panels::fixture::{self, draw, rows};
 
     fn bar(app: &App, width: u16) -> String {
@@ -296,11 +305,31 @@ mod tests {
             stage: Stage::Extraction,
         });
         // The clock is fixed, so the stage has run 0.0 s; the spinner is on its first frame.
-        let line = bar(&app, 120);
+        let line = bar(&app, 140);
         assert!(
             line.starts_with(
-                " MODERATOR  oat_milk · means_end_chain · phase mid · turn 3/10 ⠋ 3 extraction 0.0s"
+                " MODERATOR  oat_milk · means_end_chain · phase mid · turn 3/10 ⠋ 3 extraction \
+                 0.0s · turn 0.0s"
             ),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn the_stage_time_and_the_turn_time_are_shown_apart() {
+        let mut app = fixture::app(Mode::Respondent);
+        let now = app.now();
+        let ago = |seconds: f64| now.checked_sub(Duration::from_secs_f64(seconds)).unwrap();
+        app.model.running = Some(Running {
+            work: Work::Turn,
+            turn: 3,
+            stage: Some(Stage::SlotDiscovery),
+            since: ago(66.0),
+            stage_since: ago(0.9),
+        });
+        let line = bar(&app, 160);
+        assert!(
+            line.contains("⠋ 4.5 slot_discovery 0.9s · turn 66.0s"),
             "{line}"
         );
     }

@@ -68,6 +68,17 @@ pub fn format_number(n: f64) -> String {
     }
 }
 
+/// A count with its noun, singular for one: `counted(1, "node")` is `1 node`, and
+/// `counted(3, "edge")` is `3 edges` (the nouns counted here all take a plain `s`).
+pub fn counted(n: impl TryInto<u64>, noun: &str) -> String {
+    let n: u64 = n.try_into().unwrap_or(u64::MAX);
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Global signals, `{namespaced name: value}`, ordered by name for stable output.
 pub type Signals = BTreeMap<String, SignalValue>;
 

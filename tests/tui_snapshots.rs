@@ -250,3 +250,71 @@ async fn start_screen_lists_concepts_and_sessions() {
         insta::assert_snapshot!(format!("start_{w}x{h}"), t.backend());
     }
 }
+
+/// The text of a terminal's rows.
+fn screen_rows(t: &Terminal<TestBackend>) -> Vec<String> {
+    let buf = t.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_signal_name_and_value_shows_whole_at_the_sizes_the_readme_claims() {
+    use interviewer::domain::{SignalValue, format_number};
+    use ratatui::layout::Rect;
+    let rec = recording().await;
+    for turn in [2, 5, 10] {
+        let app = rec.app(Mode::Respondent, turn);
+        let last = app.model.last.clone().unwrap();
+        // The Signals panel's width in each wide layout, and in the tabbed ones.
+        for (w, h) in [(160, 48), (140, 34), (120, 36), (80, 24)] {
+            let area = interviewer::tui::areas(Rect::new(0, 0, w, h), PanelId::Signals)
+                .panel(PanelId::Signals)
+                .unwrap();
+            let rows = screen_rows(&panel(&app, PanelId::Signals, area.width, 120));
+            for (key, value) in &last.signals {
+                let name = key.split_once('.').map_or(key.as_str(), |(_, rest)| rest);
+                let shown = match value {
+                    SignalValue::Number(n) => format_number(*n),
+                    SignalValue::Bool(true) => "yes".to_owned(),
+                    SignalValue::Bool(false) => "no".to_owned(),
+                    SignalValue::Category(c) => c.clone(),
+                };
+                let at = rows
+                    .iter()
+                    .position(|r| r.split_whitespace().any(|word| word == name))
+                    .unwrap_or_else(|| panic!("{w}×{h}, turn {turn}: {name} cut: {rows:#?}"));
+                let here = format!("{} {}", rows[at], rows.get(at + 1).map_or("", |r| r));
+                assert!(
+                    here.split_whitespace().any(|word| word == shown),
+                    "{w}×{h}, turn {turn}: {name} = {shown} cut: {here}"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_end_screen_and_the_graph_panel_agree_on_the_longest_chain() {
+    let rec = recording().await;
+    let mut app = rec.app(Mode::Respondent, 10);
+    assert!(app.model.finished.is_some());
+    let end = screen_rows(&draw(&mut app, 120, 40)).join("\n");
+    let graph = screen_rows(&panel(&app, PanelId::GraphStats, 70, 40)).join("\n");
+    let nodes_after = |text: &str, label: &str| -> String {
+        let start = text
+            .find(label)
+            .unwrap_or_else(|| panic!("no {label} in {text}"))
+            + label.len();
+        text[start..].split_whitespace().next().unwrap().to_owned()
+    };
+    let on_end = nodes_after(&end, "Longest chain");
+    let on_panel = nodes_after(&graph, "longest chain");
+    assert_eq!(on_end, on_panel, "{end}\n{graph}");
+    assert!(on_end.parse::<usize>().unwrap() >= 2);
+}

@@ -14,6 +14,7 @@ use clap::Args;
 use super::setup::{LlmOptions, Resume, SessionChoice, StageFlags, open_interview, prepare};
 use super::{CliError, emit};
 use crate::config::ConfigDir;
+use crate::domain::counted;
 use crate::pipeline::{Event, MAX_ANSWER_CHARS, TurnError, TurnResult};
 use crate::session::{AnswerSource, Command, Ending, SourceError, Waiting};
 use futures::FutureExt;
@@ -140,12 +141,12 @@ fn show_result(
         .map(|f| format!(" → {}", f.label))
         .unwrap_or_default();
     let mut text = format!(
-        "[turn {} · {}{} · +{} nodes +{} edges · {} ms] {}\n",
+        "[turn {} · {}{} · +{} +{} · {} ms] {}\n",
         result.turn_number,
         result.strategy_selected,
         focus,
-        result.nodes_added.len(),
-        result.edges_added.len(),
+        counted(result.nodes_added.len(), "node"),
+        counted(result.edges_added.len(), "edge"),
         result.latency_ms,
         result.next_question
     );

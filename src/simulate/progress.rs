@@ -8,6 +8,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::domain::counted;
 use crate::pipeline::Event;
 
 /// Bar layout: the run's name, the bar, turns done of the maximum, then the message.
@@ -70,8 +71,11 @@ impl RunProgress {
                     .as_ref()
                     .map_or_else(String::new, |f| format!(" → {}", f.label));
                 Some(format!(
-                    "{prefix}: turn {}{of} · {}{focus} · {} nodes · {} tokens",
-                    result.turn_number, result.strategy_selected, self.nodes, self.tokens
+                    "{prefix}: turn {}{of} · {}{focus} · {} · {}",
+                    result.turn_number,
+                    result.strategy_selected,
+                    counted(self.nodes, "node"),
+                    counted(self.tokens, "token")
                 ))
             }
             Event::TurnFailed { turn, .. } => {
@@ -111,8 +115,10 @@ impl RunProgress {
     /// The bar's message: stage, nodes and tokens so far.
     pub fn message(&self) -> String {
         format!(
-            "{} · {} nodes · {} tokens",
-            self.stage, self.nodes, self.tokens
+            "{} · {} · {}",
+            self.stage,
+            counted(self.nodes, "node"),
+            counted(self.tokens, "token")
         )
     }
 

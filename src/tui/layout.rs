@@ -127,8 +127,11 @@ fn wide(out: &mut Areas, body: Rect, answer_rows: u16) {
         Layout::vertical([Constraint::Min(3), Constraint::Length(answer_rows)]).areas(left);
     let [scores, lower] =
         Layout::vertical([Constraint::Percentage(42), Constraint::Percentage(58)]).areas(right);
+    // Signals gets the larger share: its longest names (`chain_completion.has_complete`) and
+    // values (`moderate 3/5`) must show whole; the Graph and Focus trace rows wrap or truncate
+    // labels instead.
     let [signals, side] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(lower);
+        Layout::horizontal([Constraint::Percentage(56), Constraint::Percentage(44)]).areas(lower);
     let [graph, focus] =
         Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(side);
     out.answer = answer;

@@ -120,3 +120,18 @@ pub const HINT_EDIT: &str = "Enter save the edited question · Alt+Enter newline
 pub const HINT_GRAPH: &str =
     "↑↓ select · Tab nodes/slots · PgUp/PgDn inspector · Esc back · ? help · q quit";
 pub const HINT_WATCH: &str = "↑↓ select · Tab next panel · g graph · ? help · q quit";
+/// After the interview ended: nothing to answer or end any more.
+pub const HINT_FINISHED: &str =
+    "↑↓ select · Enter expand · Tab next panel · g graph · ? help · q quit";
+
+/// Hints while a popup has the keyboard: the popup's own keys.
+pub const HINT_POPUP_HELP: &str = "↑↓ PgUp/PgDn scroll · Esc, F1 or q close";
+pub const HINT_POPUP_QUIT: &str = "y or Enter quit (the session stays resumable) · n or Esc stay";
+pub const HINT_POPUP_END_CONFIRM: &str = "y or Enter end the interview now · n or Esc go on";
+pub const HINT_POPUP_FAILED: &str = "r retry the turn · x end the interview · q quit (resumable)";
+pub const HINT_POPUP_OVERRIDE_FAILED: &str =
+    "r retry · x end the interview · Esc keep the question · q quit (resumable)";
+pub const HINT_POPUP_FATAL: &str = "q quit (the session resumes from its last checkpoint)";
+pub const HINT_POPUP_END: &str = "Esc or Enter browse the panels · g graph view · q quit";
+pub const HINT_POPUP_REGENERATE: &str =
+    "↑↓ choose · Tab strategy/node · Enter regenerate · Esc cancel";

@@ -57,7 +57,8 @@ impl App {
                     self.close();
                     self.ui.graph_view = Some(GraphViewUi::default());
                 }
-                KeyCode::Char('q') => self.open(Popup::Quit),
+                // The interview is over and stored: nothing is lost by quitting.
+                KeyCode::Char('q') => return vec![Action::Quit],
                 _ => {}
             },
             Popup::Regenerate(mut state) => {

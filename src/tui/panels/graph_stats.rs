@@ -8,14 +8,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::{bar, empty_note, frame, has_focus, scrolled};
-use crate::domain::{SignalValue, format_number};
+use crate::domain::{SignalValue, counted, format_number};
 use crate::graph::model::SlotStatus;
 use crate::pipeline::TurnResult;
 use crate::tui::app::App;
 use crate::tui::layout::PanelId;
 use crate::tui::sanitize::clean_line;
 use crate::tui::strings;
-use crate::tui::text::{pad, wrap};
+use crate::tui::text::{pad, width as text_width, wrap};
 use crate::tui::theme::Theme;
 
 /// Sparkline levels, lowest first.
@@ -64,17 +64,14 @@ fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
     };
     let g = &last.graph_state;
     let mut out = Vec::new();
-    let orphans = if g.orphan_count == 1 {
-        "orphan"
-    } else {
-        "orphans"
-    };
     row(
         &mut out,
         "Surface",
         &format!(
-            "{} nodes · {} edges · {} {orphans}",
-            g.node_count, g.edge_count, g.orphan_count
+            "{} · {} · {}",
+            counted(g.node_count, "node"),
+            counted(g.edge_count, "edge"),
+            counted(g.orphan_count, "orphan")
         ),
         width,
         theme,
@@ -90,8 +87,10 @@ fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
         &mut out,
         "Depth",
         &format!(
-            "max {} · longest chain {chain_nodes} nodes · avg {:.2}",
-            g.max_depth, g.avg_depth
+            "max {} · longest chain {} · avg {:.2}",
+            g.max_depth,
+            counted(longest_chain(last), "node"),
+            g.avg_depth
         ),
         width,
         theme,
@@ -130,9 +129,28 @@ fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
     out
 }
 
-/// A labelled row; a value wider than the panel wraps under itself.
+/// Indent of a value set under its label.
+const INDENT: &str = "  ";
+
+/// Nodes on the longest chain of the turn's graph: the one figure the Graph panel and the end
+/// screen both show.
+pub(crate) fn longest_chain(last: &TurnResult) -> usize {
+    last.graph_state.longest_chain_path.len()
+}
+
+/// A labelled row; a value wider than the panel wraps under itself. Where one of its words
+/// (a long node type) is wider than the room beside the label, the value goes under the label
+/// across the whole panel instead, so no word is broken.
 fn row(out: &mut Vec<Line<'static>>, label: &str, value: &str, width: usize, theme: &Theme) {
     let room = width.saturating_sub(LABEL).max(8);
+    let longest_word = value.split_whitespace().map(text_width).max().unwrap_or(0);
+    if longest_word > room && width > LABEL {
+        out.push(Line::from(Span::styled(label.to_owned(), theme.dim)));
+        for part in wrap(value, width.saturating_sub(INDENT.len())) {
+            out.push(Line::from(vec![Span::raw(INDENT), Span::raw(part)]));
+        }
+        return;
+    }
     for (i, part) in wrap(value, room).into_iter().enumerate() {
         let head = if i == 0 { label } else { "" };
         out.push(Line::from(vec![
@@ -171,8 +189,11 @@ fn canonical(app: &App, last: &TurnResult) -> String {
     });
     match &last.canonical_graph {
         Some(c) => format!(
-            "{active} active · {candidate} candidate slots · {} edges · {} orphans · depth {}",
-            c.edge_count, c.orphan_count, c.max_depth
+            "{active} active · {} · {} · {} · depth {}",
+            counted(candidate, "candidate slot"),
+            counted(c.edge_count, "edge"),
+            counted(c.orphan_count, "orphan"),
+            c.max_depth
         ),
         None => "off (stage 4.5 disabled)".to_owned(),
     }
@@ -320,7 +341,7 @@ mod tests {
         let rows = inside(&panel(&app, 80, 20));
         assert_eq!(
             rows[2],
-            "Canonical      1 active · 1 candidate slots · 0 edges · 1 orphans · depth 0"
+            "Canonical      1 active · 1 candidate slot · 0 edges · 1 orphan · depth 0"
         );
     }
 

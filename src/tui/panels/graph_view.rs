@@ -89,7 +89,11 @@ fn render_nodes(
     buf: &mut Buffer,
 ) {
     let theme = &app.theme;
-    let title = format!("{} ({} nodes)", strings::GRAPH_VIEW, snapshot.nodes.len());
+    let title = format!(
+        "{} ({})",
+        strings::GRAPH_VIEW,
+        crate::domain::counted(snapshot.nodes.len(), "node")
+    );
     let block = frame(&title, theme, !ui.on_slots);
     let inner = block.inner(area);
     block.render(area, buf);

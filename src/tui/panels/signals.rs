@@ -109,11 +109,19 @@ fn lines(app: &App, width: usize, focused: bool) -> (Vec<Line<'static>>, usize) 
         .map(|s| &s.rubric_scores);
     let name_width = keys
         .iter()
-        .map(|k| short(k).chars().count())
+        .map(|k| clean_line(short(k)).chars().count())
         .max()
-        .unwrap_or(0)
-        .min(width.saturating_sub(BAR + 10))
-        .max(8);
+        .unwrap_or(0);
+    let value_width = keys
+        .iter()
+        .filter_map(|k| {
+            let value = last.signals.get(k)?;
+            let score = rubric.and_then(|r| r.get(short(k))).map(|s| s.score);
+            Some(value_text(value, score).chars().count())
+        })
+        .max()
+        .unwrap_or(0);
+    let fit = Fit::choose(width, name_width, value_width);
     let mut out = Vec::new();
     let mut selected_line = 0;
     let mut current_pool = "";
@@ -131,21 +139,32 @@ fn lines(app: &App, width: usize, focused: bool) -> (Vec<Line<'static>>, usize) 
             selected_line = out.len();
         }
         let scale = is_count(key).then(|| pool_max(last, p));
-        let mut spans = vec![
-            Span::raw(" "),
-            Span::raw(pad(&clean_line(short(key)), name_width)),
-            Span::raw(" "),
-        ];
-        spans.extend(value_spans(value, scale, theme));
         let score = rubric.and_then(|r| r.get(short(key)));
+        let mut spans = vec![Span::raw(" ")];
+        let mut value = value_spans(value, scale, fit != Fit::NoBar, theme);
         if let Some(s) = score {
-            spans.push(Span::styled(format!(" {}/5", s.score), theme.dim));
+            value.push(Span::styled(format!(" {}/5", s.score), theme.dim));
         }
-        let mut line = Line::from(spans);
-        if selected && focused {
-            line = line.style(theme.selected);
+        if fit == Fit::TwoLines {
+            spans.push(Span::raw(clean_line(short(key))));
+            let mut line = Line::from(spans);
+            if selected && focused {
+                line = line.style(theme.selected);
+            }
+            out.push(line);
+            let mut second = vec![Span::raw("   ")];
+            second.extend(value);
+            out.push(Line::from(second));
+        } else {
+            spans.push(Span::raw(pad(&clean_line(short(key)), name_width)));
+            spans.push(Span::raw(" "));
+            spans.extend(value);
+            let mut line = Line::from(spans);
+            if selected && focused {
+                line = line.style(theme.selected);
+            }
+            out.push(line);
         }
-        out.push(line);
         if app.ui.signals.expanded.contains(key) {
             let about = catalog::spec(key).map_or("", |s| s.description);
             let rationale = score.map(|s| format!("rationale: {}", clean(&s.rationale)));
@@ -179,19 +198,60 @@ fn pool_max(last: &crate::pipeline::TurnResult, pool_name: &str) -> f64 {
         .fold(1.0, f64::max)
 }
 
+/// How rows fit the panel's width, so that every name and value shows whole: name, bar and
+/// value on one line; without the bar (which only repeats the number); or, in a panel too
+/// narrow even for that, the name on one line and the bar and value under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    OneLine,
+    NoBar,
+    TwoLines,
+}
+
+impl Fit {
+    fn choose(width: usize, name_width: usize, value_width: usize) -> Self {
+        // A leading space, the name, a space, then the value (after the bar and a space).
+        let without_bar = 1 + name_width + 1 + value_width;
+        let with_bar = without_bar + BAR + 1;
+        if with_bar <= width {
+            Self::OneLine
+        } else if without_bar <= width {
+            Self::NoBar
+        } else {
+            Self::TwoLines
+        }
+    }
+}
+
+/// A value as text, as [`value_spans`] shows it without its bar (with the rubric score).
+fn value_text(value: &SignalValue, score: Option<u8>) -> String {
+    let text = match value {
+        SignalValue::Number(n) => format_number(*n),
+        SignalValue::Bool(true) => "● yes".to_owned(),
+        SignalValue::Bool(false) => "○ no".to_owned(),
+        SignalValue::Category(c) => clean_line(c),
+    };
+    match score {
+        Some(s) => format!("{text} {s}/5"),
+        None => text,
+    }
+}
+
 /// A value's spans; `scale` is the pool's largest count for count signals.
 fn value_spans(
     value: &SignalValue,
     scale: Option<f64>,
+    with_bar: bool,
     theme: &crate::tui::theme::Theme,
 ) -> Vec<Span<'static>> {
     match value {
-        SignalValue::Number(n) => {
+        SignalValue::Number(n) if with_bar => {
             let fraction = scale.map_or(*n, |max| n.abs() / max);
             let mut spans = bar(fraction, BAR, theme);
             spans.push(Span::raw(format!(" {}", format_number(*n))));
             spans
         }
+        SignalValue::Number(n) => vec![Span::raw(format_number(*n))],
         SignalValue::Bool(true) => vec![Span::styled("● yes", theme.positive)],
         SignalValue::Bool(false) => vec![Span::styled("○ no", theme.dim)],
         SignalValue::Category(c) => vec![Span::styled(clean_line(c), theme.category)],
@@ -213,27 +273,27 @@ mod tests {
     #[test]
     fn pools_in_catalogue_order_with_bars_values_and_rubric_scores() {
         let app = fixture::app(Mode::Respondent);
-        let buf = panel(&app, 44, 16);
+        let buf = panel(&app, 50, 16);
         let top = &rows(&buf)[0];
         assert!(
             top.starts_with("╭ Signals ") && top.ends_with(" turn 2 ╮"),
             "{top}"
         );
-        // Names are padded to the longest (24 columns here, so one is cut); a count fills its
-        // bar against the largest count of its pool (4), a unit value against 1.
+        // Names are padded to the longest (29 columns); a count fills its bar against the
+        // largest count of its pool (4), a unit value against 1.
         let expected = [
             "graph".to_owned(),
-            format!(" {:<24} ████████ 4", "node_count"),
-            format!(" {:<24} ██████░░ 3", "edge_count"),
-            " chain_completion.has_co… ● yes".to_owned(),
+            format!(" {:<29} ████████ 4", "node_count"),
+            format!(" {:<29} ██████░░ 3", "edge_count"),
+            " chain_completion.has_complete ● yes".to_owned(),
             "llm".to_owned(),
-            format!(" {:<24} deep", "response_depth"),
-            format!(" {:<24} ██████░░ 0.8 4/5", "engagement"),
+            format!(" {:<29} deep", "response_depth"),
+            format!(" {:<29} ██████░░ 0.8 4/5", "engagement"),
             "temporal".to_owned(),
-            " strategy_repetition_cou… ███░░░░░ 0.4".to_owned(),
+            format!(" {:<29} ███░░░░░ 0.4", "strategy_repetition_count"),
             "meta".to_owned(),
-            format!(" {:<24} early", "interview.phase"),
-            format!(" {:<24} ██░░░░░░ 0.25", "conversation.saturation"),
+            format!(" {:<29} early", "interview.phase"),
+            format!(" {:<29} ██░░░░░░ 0.25", "conversation.saturation"),
             String::new(),
             String::new(),
         ];
@@ -241,13 +301,24 @@ mod tests {
     }
 
     #[test]
-    fn narrow_panels_cut_names_before_values() {
+    fn a_panel_too_narrow_for_bars_drops_them_and_keeps_every_name_and_value_whole() {
         let app = fixture::app(Mode::Respondent);
-        let rows = inside(&panel(&app, 30, 16));
-        assert_eq!(rows[1], " node_count ████████ 4");
-        assert_eq!(rows[3], " chain_com… ● yes");
-        assert_eq!(rows[6], " engagement ██████░░ 0.8 4/5");
-        assert_eq!(rows[11], " conversat… ██░░░░░░ 0.25");
+        let rows = inside(&panel(&app, 44, 16));
+        assert_eq!(rows[1], format!(" {:<29} 4", "node_count"));
+        assert_eq!(rows[3], " chain_completion.has_complete ● yes");
+        assert_eq!(rows[6], format!(" {:<29} 0.8 4/5", "engagement"));
+        assert_eq!(rows[8], " strategy_repetition_count     0.4");
+    }
+
+    #[test]
+    fn a_panel_too_narrow_for_a_row_puts_the_value_under_the_name() {
+        let app = fixture::app(Mode::Respondent);
+        let rows = inside(&panel(&app, 34, 24));
+        assert_eq!(rows[1], " node_count");
+        assert_eq!(rows[2], "   ████████ 4");
+        assert_eq!(rows[5], " chain_completion.has_complete");
+        assert_eq!(rows[6], "   ● yes");
+        assert_eq!(rows[11], "   ██████░░ 0.8 4/5");
     }
 
     #[test]

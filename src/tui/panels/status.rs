@@ -9,7 +9,7 @@ use ratatui::widgets::Widget;
 
 use super::frame;
 use crate::domain::Phase;
-use crate::tui::app::{App, KeyFocus, Mode};
+use crate::tui::app::{App, KeyFocus, Mode, Popup};
 use crate::tui::model::Work;
 use crate::tui::sanitize::clean_line;
 use crate::tui::strings;
@@ -174,10 +174,14 @@ impl<'a> HintBar<'a> {
 impl Widget for &HintBar<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let hint = if app.ui.graph_view.is_some() {
+        let hint = if let Some(popup) = app.ui.popups.first() {
+            popup_hint(app, popup)
+        } else if app.ui.graph_view.is_some() {
             strings::HINT_GRAPH
         } else if app.mode == Mode::Watch {
             strings::HINT_WATCH
+        } else if app.model.finished.is_some() || app.model.fatal.is_some() {
+            strings::HINT_FINISHED
         } else if app.ui.editing {
             strings::HINT_EDIT
         } else if app.proposal_pending() && app.ui.focus == KeyFocus::Answer {
@@ -189,6 +193,22 @@ impl Widget for &HintBar<'_> {
         };
         let text = truncate(hint, usize::from(area.width));
         Line::from(Span::styled(text, app.theme.dim)).render(area, buf);
+    }
+}
+
+/// The keys of the popup on top.
+fn popup_hint(app: &App, popup: &Popup) -> &'static str {
+    match popup {
+        Popup::Help => strings::HINT_POPUP_HELP,
+        Popup::Quit => strings::HINT_POPUP_QUIT,
+        Popup::EndConfirm => strings::HINT_POPUP_END_CONFIRM,
+        Popup::End => strings::HINT_POPUP_END,
+        Popup::Regenerate(_) => strings::HINT_POPUP_REGENERATE,
+        Popup::Error if app.model.fatal.is_some() => strings::HINT_POPUP_FATAL,
+        Popup::Error => match &app.model.failure {
+            Some(f) if f.work == Work::Override => strings::HINT_POPUP_OVERRIDE_FAILED,
+            _ => strings::HINT_POPUP_FAILED,
+        },
     }
 }
 
@@ -313,6 +333,47 @@ mod tests {
             ),
             "{line}"
         );
+    }
+
+    fn hint(app: &App) -> String {
+        rows(&draw(&HintBar::new(app), 120, 1))
+            .remove(0)
+            .trim_end()
+            .to_owned()
+    }
+
+    #[test]
+    fn hints_describe_the_popup_on_top_and_stop_offering_answers_after_the_end() {
+        use crate::tui::{Action, AppEvent};
+        use crossterm::event::{Event as CtEvent, KeyCode, KeyEvent, KeyModifiers};
+        let mut app = fixture::app(Mode::Respondent);
+        for (popup, expected) in [
+            (Popup::Help, strings::HINT_POPUP_HELP),
+            (Popup::Quit, strings::HINT_POPUP_QUIT),
+            (Popup::EndConfirm, strings::HINT_POPUP_END_CONFIRM),
+            (Popup::End, strings::HINT_POPUP_END),
+        ] {
+            app.ui.popups = vec![popup];
+            assert_eq!(hint(&app), expected);
+        }
+        app.ui.popups.clear();
+        app.apply(Event::Finished {
+            reason: "Maximum turns reached".to_owned(),
+        });
+        assert_eq!(app.ui.popups.first(), Some(&Popup::End));
+        assert_eq!(hint(&app), strings::HINT_POPUP_END);
+        let key = |code| AppEvent::Input(CtEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+        app.handle(key(KeyCode::Esc));
+        assert!(app.ui.popups.is_empty());
+        let after = hint(&app);
+        assert_eq!(after, strings::HINT_FINISHED);
+        assert!(
+            !after.contains("i answer") && !after.contains("x end"),
+            "{after}"
+        );
+        // `q` on the end screen quits at once: the interview is over and stored.
+        app.ui.popups = vec![Popup::End];
+        assert_eq!(app.handle(key(KeyCode::Char('q'))), vec![Action::Quit]);
     }
 
     #[test]

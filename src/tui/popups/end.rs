@@ -6,9 +6,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::window;
+use crate::domain::counted;
 use crate::graph::model::SlotStatus;
 use crate::tui::app::App;
 use crate::tui::panels::frame_for_popup;
+use crate::tui::panels::graph_stats::longest_chain;
 use crate::tui::sanitize::clean_line;
 use crate::tui::text::pad;
 
@@ -60,16 +62,19 @@ impl Widget for &EndPopup<'_> {
             let overrides = s.focus_history.iter().filter(|e| e.overridden).count();
             lines.push(row(
                 "Concepts",
-                format!("{live} nodes · {} edges", s.edges.len()),
+                format!(
+                    "{} · {}",
+                    counted(live, "node"),
+                    counted(s.edges.len(), "edge")
+                ),
             ));
             lines.push(row(
                 "Canonical slots",
                 format!("{active} active · {} candidate", s.slots.len() - active),
             ));
-            lines.push(row(
-                "Longest chain",
-                m.graph.chains.first().map_or(0, Vec::len).to_string() + " nodes",
-            ));
+            // The figure of the Graph panel: the pipeline's longest chain of the last turn.
+            let longest = m.last.as_deref().map_or(0, longest_chain);
+            lines.push(row("Longest chain", counted(longest, "node")));
             lines.push(row("Researcher overrides", overrides.to_string()));
         }
         let cost = m

@@ -147,19 +147,29 @@ impl Default for PipelineSettings {
     }
 }
 
-/// Cleans a respondent's answer for prompts and storage: control characters other than
-/// newlines and tabs are removed, line endings normalised, surrounding whitespace trimmed.
-///
-/// Returns an error for an empty answer and for one longer than [`MAX_ANSWER_CHARS`]; the
-/// answer is refused rather than cut, so nothing the respondent said is silently dropped.
-pub fn clean_answer(raw: &str) -> Result<String, PipelineError> {
+/// The characters of `raw` that [`clean_answer`] keeps and counts against
+/// [`MAX_ANSWER_CHARS`]: what a front end shows as the answer's length.
+pub fn answer_chars(raw: &str) -> usize {
+    cleaned_answer(raw).chars().count()
+}
+
+fn cleaned_answer(raw: &str) -> String {
     let cleaned: String = raw
         .replace("\r\n", "\n")
         .chars()
         .map(|c| if c == '\r' { '\n' } else { c })
         .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
         .collect();
-    let cleaned = cleaned.trim().to_owned();
+    cleaned.trim().to_owned()
+}
+
+/// Cleans a respondent's answer for prompts and storage: control characters other than
+/// newlines and tabs are removed, line endings normalised, surrounding whitespace trimmed.
+///
+/// Returns an error for an empty answer and for one longer than [`MAX_ANSWER_CHARS`]; the
+/// answer is refused rather than cut, so nothing the respondent said is silently dropped.
+pub fn clean_answer(raw: &str) -> Result<String, PipelineError> {
+    let cleaned = cleaned_answer(raw);
     if cleaned.is_empty() {
         return Err(PipelineError::EmptyAnswer);
     }

@@ -440,3 +440,44 @@ async fn moderator_accepts_edits_and_regenerates() {
     let _ = control.commands.try_send(Command::Shutdown);
     control.shutdown();
 }
+
+#[tokio::test]
+async fn the_answer_box_edits_like_a_shell_and_counts_near_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut lp, tx, _control) = session_loop(dir.path(), Mode::Respondent, 160, 48);
+    lp.draw().unwrap();
+    until(&mut lp, "the opening question", |a| {
+        a.model.question_turn == Some(0)
+    })
+    .await;
+    type_text(&tx, "first line\nsecond line");
+    until(&mut lp, "the typing", |a| a.input_text().ends_with("line")).await;
+    // Ctrl+U deletes back to the start of the cursor's line only.
+    press(&tx, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    until(&mut lp, "Ctrl+U", |a| a.input_text() == "first line\n").await;
+    // Ctrl+Z undoes it.
+    press(&tx, KeyCode::Char('z'), KeyModifiers::CONTROL);
+    until(&mut lp, "Ctrl+Z", |a| {
+        a.input_text() == "first line\nsecond line"
+    })
+    .await;
+    assert!(
+        !shown(&lp).contains(" / 5,000 "),
+        "no count far from the limit"
+    );
+    // Near the limit a live count appears; past it, it stays and sending is refused.
+    tx.send(CtEvent::Paste("x".repeat(4_500))).unwrap();
+    until(&mut lp, "the paste", |a| a.input_text().len() > 4_000).await;
+    lp.draw().unwrap();
+    assert!(shown(&lp).contains(" 4,522 / 5,000 "), "{}", shown(&lp));
+    tx.send(CtEvent::Paste("y".repeat(600))).unwrap();
+    until(&mut lp, "the second paste", |a| {
+        a.input_text().len() > 5_000
+    })
+    .await;
+    lp.draw().unwrap();
+    assert!(shown(&lp).contains(" 5,122 / 5,000 "), "{}", shown(&lp));
+    press(&tx, KeyCode::Enter, KeyModifiers::NONE);
+    until(&mut lp, "the refusal", |a| a.ui.flash.is_some()).await;
+    assert!(lp.app().model.running.is_none(), "nothing was sent");
+}

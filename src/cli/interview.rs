@@ -15,7 +15,7 @@ use super::setup::{LlmOptions, Resume, SessionChoice, StageFlags, open_interview
 use super::{CliError, emit};
 use crate::config::ConfigDir;
 use crate::domain::counted;
-use crate::pipeline::{Event, MAX_ANSWER_CHARS, TurnError, TurnResult};
+use crate::pipeline::{Event, MAX_ANSWER_CHARS, TurnError, TurnResult, answer_chars};
 use crate::session::{AnswerSource, Command, Ending, SourceError, Waiting};
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
@@ -279,7 +279,7 @@ impl AnswerFile {
                 break;
             }
             paragraph.push_str(text);
-            if printable_chars(paragraph.trim()) > MAX_ANSWER_CHARS {
+            if answer_chars(&paragraph) > MAX_ANSWER_CHARS {
                 return Err(self.too_long());
             }
         }
@@ -306,14 +306,6 @@ const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
 /// Bytes one answer may take before it is refused unread: the longest answer of
 /// [`MAX_ANSWER_CHARS`] four-byte characters, with room for line breaks.
 const ANSWER_BYTE_LIMIT: usize = 4 * MAX_ANSWER_CHARS + 1_024;
-
-/// Characters the pipeline keeps of `text` (it drops control characters other than line
-/// breaks and tabs), so the limit here is the limit the pipeline applies.
-fn printable_chars(text: &str) -> usize {
-    text.chars()
-        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
-        .count()
-}
 
 #[cfg(test)]
 mod tests {

@@ -321,7 +321,7 @@ impl App {
             return Vec::new();
         }
         let text = self.input_text();
-        let chars = text.trim().chars().count();
+        let chars = crate::pipeline::answer_chars(&text);
         if chars == 0 {
             self.ui.flash = Some(strings::EMPTY_ANSWER.to_owned());
             return Vec::new();

@@ -64,10 +64,16 @@ pub const HELP: &[HelpSection] = &[
             ("Enter", "send the answer"),
             ("Alt+Enter / Shift+Enter", "new line (Ctrl+J too)"),
             ("Esc", "leave the answer box"),
+            ("←→↑↓ Home End", "move (Ctrl+←→ by word)"),
+            ("Ctrl+U", "delete to the start of the line"),
+            ("Ctrl+K", "delete to the end of the line"),
             (
-                "←→↑↓ Home End",
-                "move; Ctrl+W deletes a word, Ctrl+U undoes",
+                "Ctrl+W / Alt+Backspace",
+                "delete the word before the cursor",
             ),
+            ("Ctrl+Z / Ctrl+R", "undo / redo"),
+            ("Ctrl+Y", "paste what was last deleted"),
+            ("(count)", "the length shows near the 5,000-character limit"),
         ],
     ),
     (

@@ -143,7 +143,20 @@ impl App {
                 self.send_answer()
             };
         }
-        self.input.input(key);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        match key.code {
+            // As in a shell: Ctrl+U deletes back to the start of the line. The text area's
+            // own binding for it is undo, which moves to Ctrl+Z.
+            KeyCode::Char('u') if ctrl && !alt => {
+                self.input.delete_line_by_head();
+            }
+            KeyCode::Char('z') if ctrl && !alt => {
+                self.input.undo();
+            }
+            _ => {
+                self.input.input(key);
+            }
+        }
         Vec::new()
     }
 

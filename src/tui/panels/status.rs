@@ -9,6 +9,7 @@ use ratatui::widgets::Widget;
 
 use super::frame;
 use crate::domain::Phase;
+use crate::pipeline::{MAX_ANSWER_CHARS, answer_chars};
 use crate::tui::app::{App, KeyFocus, Mode, Popup};
 use crate::tui::model::Work;
 use crate::tui::sanitize::clean_line;
@@ -196,6 +197,25 @@ impl Widget for &HintBar<'_> {
     }
 }
 
+/// Answers this long get a live count in the answer box's border (80% of the limit).
+const COUNT_FROM: usize = MAX_ANSWER_CHARS / 5 * 4;
+
+/// ` 4,812 / 5,000 ` once the answer nears the limit, and whether it is over it.
+fn length_note(app: &App) -> Option<(String, bool)> {
+    if app.ui.editing {
+        return None;
+    }
+    let chars = answer_chars(&app.input_text());
+    (chars >= COUNT_FROM).then(|| {
+        let limit = u64::try_from(MAX_ANSWER_CHARS).unwrap_or(u64::MAX);
+        let count = u64::try_from(chars).unwrap_or(u64::MAX);
+        (
+            format!(" {} / {} ", thousands(count), thousands(limit)),
+            chars > MAX_ANSWER_CHARS,
+        )
+    })
+}
+
 /// The keys of the popup on top.
 fn popup_hint(app: &App, popup: &Popup) -> &'static str {
     match popup {
@@ -252,6 +272,10 @@ impl Widget for &AnswerBox<'_> {
                 Line::from(Span::styled(format!(" {} ", truncate(&text, room)), style))
                     .right_aligned(),
             );
+        }
+        if let Some((count, over)) = length_note(app) {
+            let style = if over { theme.warning } else { theme.dim };
+            block = block.title_bottom(Line::from(Span::styled(count, style)).right_aligned());
         }
         let inner = block.inner(area);
         block.render(area, buf);

@@ -45,13 +45,26 @@ impl Widget for &StatusBar<'_> {
             Mode::Respondent => {}
         }
         spans.push(Span::styled(format!(" {left} "), theme.status));
-        spans.push(Span::styled(activity(app), theme.status_accent));
-        let used: usize = spans.iter().map(Span::width).sum();
-        // Narrow terminals drop the provider first; tokens and cost stay as long as they fit.
-        let right = [right_part(app, true), right_part(app, false)]
+        let fixed: usize = spans.iter().map(Span::width).sum();
+        // Narrow terminals drop the model's name first, then tokens and cost, then the mode.
+        // A warning is shortened before anything is dropped. (Both parts
+        // end in a space, so they may meet.)
+        let fits = |right: String| {
+            let room = space.saturating_sub(fixed + width(&right));
+            let now = activity(app, room);
+            (width(&now) <= room).then_some((now, right))
+        };
+        let (now, right) = [Detail::Model, Detail::Mode, Detail::ModeOnly, Detail::Usage]
             .into_iter()
-            .find(|r| used + width(r) < space)
-            .unwrap_or_default();
+            .find_map(|detail| fits(right_part(app, detail)))
+            .unwrap_or_else(|| (activity(app, space.saturating_sub(fixed)), String::new()));
+        spans.push(Span::styled(now, theme.status_accent));
+        let used: usize = spans.iter().map(Span::width).sum();
+        let right = if used + width(&right) <= space {
+            right
+        } else {
+            String::new()
+        };
         let right_width = width(&right);
         if right_width > 0 {
             let gap = space - used - right_width;
@@ -80,8 +93,9 @@ fn left_part(app: &App) -> String {
 }
 
 /// The running stage with spinner and its own elapsed time, then the whole turn's, or what
-/// the session waits for: `⠋ 4.5 slot_discovery 0.9s · turn 66.0s`.
-fn activity(app: &App) -> String {
+/// the session waits for: `⠋ 4.5 slot_discovery 0.9s · turn 66.0s`. A warning is shortened
+/// to `room` columns (to 48 at most, and not below 16).
+fn activity(app: &App, room: usize) -> String {
     let m = &app.model;
     if let Some(r) = m.running {
         let frame_index = usize::try_from(app.ui.tick % SPINNER.len() as u64).unwrap_or(0);
@@ -103,7 +117,7 @@ fn activity(app: &App) -> String {
     if m.fatal.is_some() {
         "✗ session stopped ".to_owned()
     } else if let Some(w) = &m.warning {
-        format!("⚠ {} ", truncate(w, 48))
+        format!("⚠ {} ", truncate(w, room.saturating_sub(3).clamp(16, 48)))
     } else if m.finished.is_some() {
         "✓ finished ".to_owned()
     } else if m.failure.is_some() {
@@ -117,7 +131,21 @@ fn activity(app: &App) -> String {
     }
 }
 
-fn right_part(app: &App, with_provider: bool) -> String {
+/// How much the right part of the status bar says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// The understanding mode, the question model and its name, then usage.
+    Model,
+    /// The understanding mode and the question model's provider, then usage.
+    Mode,
+    /// The understanding mode and the question model's provider (usage returns when the
+    /// turn's stage and times leave room).
+    ModeOnly,
+    /// Tokens and cost only.
+    Usage,
+}
+
+fn right_part(app: &App, detail: Detail) -> String {
     let m = &app.model;
     let (provider, model) = m
         .provider
@@ -129,21 +157,24 @@ fn right_part(app: &App, with_provider: bool) -> String {
         .cost_usd
         .map_or_else(|| "cost n/a".to_owned(), |c| format!("${c:.4}"));
     let usage = format!("{} tok · {cost} ", thousands(tokens));
-    if with_provider {
-        // What understands the answers and what writes the questions, e.g. `offline
-        // understanding · local question model (SmolLM2-135M-Instruct)`.
-        let model = if model.is_empty() {
-            String::new()
-        } else {
-            format!(" ({model})")
-        };
-        let mode = format!(
-            "{} understanding · {provider} question model{model}",
-            clean_line(&app.info.understanding)
-        );
-        format!("{} · {usage}", truncate(&mode, 64))
+    if detail == Detail::Usage {
+        return usage;
+    }
+    // What understands the answers and what writes the questions, e.g. `offline
+    // understanding · local question model (SmolLM2-135M-Instruct)`.
+    let model = if model.is_empty() || detail != Detail::Model {
+        String::new()
     } else {
-        usage
+        format!(" ({model})")
+    };
+    let mode = format!(
+        "{} understanding · {provider} question model{model}",
+        clean_line(&app.info.understanding)
+    );
+    if detail == Detail::ModeOnly {
+        format!("{} ", truncate(&mode, 64))
+    } else {
+        format!("{} · {usage}", truncate(&mode, 64))
     }
 }
 
@@ -398,6 +429,35 @@ mod tests {
         // `q` on the end screen quits at once: the interview is over and stored.
         app.ui.popups = vec![Popup::End];
         assert_eq!(app.handle(key(KeyCode::Char('q'))), vec![Action::Quit]);
+    }
+
+    #[test]
+    fn the_understanding_mode_stays_in_view_beside_a_long_warning_or_a_running_stage() {
+        let mut app = fixture::app(Mode::Respondent);
+        app.model.warning = Some(
+            "turn 1: asked the strategy's template question: template (the model's questions \
+             failed the check: is not put to the respondent)"
+                .to_owned(),
+        );
+        let line = bar(&app, 160);
+        assert!(
+            line.contains(" understanding · scripted question model"),
+            "{line}"
+        );
+        app.model.warning = None;
+        let now = app.now();
+        app.model.running = Some(Running {
+            work: Work::Turn,
+            turn: 3,
+            stage: Some(Stage::QuestionGeneration),
+            since: now,
+            stage_since: now,
+        });
+        let line = bar(&app, 160);
+        assert!(
+            line.contains(" understanding · scripted question model"),
+            "{line}"
+        );
     }
 
     #[test]

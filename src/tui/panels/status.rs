@@ -49,10 +49,12 @@ impl Widget for &StatusBar<'_> {
         // Narrow terminals drop the model's name first, then tokens and cost, then the mode.
         // A warning is shortened before anything is dropped. (Both parts
         // end in a space, so they may meet.)
+        // A tier fits when the activity keeps enough of itself to be read (a warning may lose
+        // its end, not most of itself).
+        let readable = width(&activity(app, usize::MAX)).min(READABLE_WARNING);
         let fits = |right: String| {
             let room = space.saturating_sub(fixed + width(&right));
-            let now = activity(app, room);
-            (width(&now) <= room).then_some((now, right))
+            (room >= readable).then(|| (activity(app, room), right))
         };
         let (now, right) = [Detail::Model, Detail::Mode, Detail::ModeOnly, Detail::Usage]
             .into_iter()
@@ -130,6 +132,9 @@ fn activity(app: &App, room: usize) -> String {
         "○ starting ".to_owned()
     }
 }
+
+/// Columns of a warning the status bar keeps before it drops detail on the right.
+const READABLE_WARNING: usize = 40;
 
 /// How much the right part of the status bar says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -32,9 +32,9 @@ pub use extraction::{
 pub use question::{
     Anchors, COMPACT_MAX_TOKENS, COMPACT_TEMPERATURE, FOLLOW_UP_TEMPERATURE, FollowUpInput,
     LAST_RESORT_QUESTION, MAX_QUESTION_CHARS, MAX_QUESTION_WORDS, MAX_REASONS, MIN_QUESTION_WORDS,
-    OPENING_TEMPERATURE, QuestionProblem, RelevanceProblem, TemplateInput, check_question,
-    check_small_model_question, compact_follow_up_prompt, follow_up_prompt, opening_prompt,
-    parse_question_reply, render_template,
+    OPENING_TEMPERATURE, QuestionFocus, QuestionProblem, RelevanceProblem, SUMMARY_CONCEPTS,
+    TemplateInput, check_question, check_small_model_question, compact_follow_up_prompt,
+    follow_up_prompt, opening_prompt, parse_question_reply, render_template,
 };
 pub use respondent::{
     AnswerLength, LENGTH_TOLERANCE, MAX_RESPONDENT_CHARS, MIN_WORD_LIMIT, RESPONDENT_TEMPERATURE,

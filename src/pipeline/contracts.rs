@@ -256,9 +256,10 @@ pub struct QuestionGenerationOutput {
     pub question: String,
     pub strategy: String,
     pub focus: Option<Focus>,
-    /// Whether the question came from the `question_generation` model (`false`: the
-    /// strategy's template question, because there is no model or its replies failed the
-    /// question check twice). A failed call still fails the stage.
+    /// Whether a fallback stood in for the model (seed 001): the strategy's template
+    /// question replaced the model's replies, which failed the question check twice. `false`
+    /// when the model's question was asked, and when there is no model (templates are then
+    /// the design, not a fallback). A failed call still fails the stage.
     pub has_llm_fallback: bool,
     /// Where the question came from, in words: `model`, `model, second try`, or
     /// `template (…why…)`.

@@ -911,7 +911,7 @@ impl Interview {
                                     "model, second try"
                                 }
                                 .to_owned(),
-                                from_model: true,
+                                replaced_model: false,
                             });
                         }
                         Err(problem) => problems.push(problem),
@@ -1045,7 +1045,8 @@ pub(crate) struct AskedQuestion {
     pub text: String,
     pub calls: Vec<CallRecord>,
     pub source: String,
-    pub from_model: bool,
+    /// The template replaced replies of a model that failed the question check.
+    pub replaced_model: bool,
 }
 
 impl AskedQuestion {
@@ -1057,7 +1058,7 @@ impl AskedQuestion {
                 text,
                 calls: Vec::new(),
                 source: "template (the provider has no model)".to_owned(),
-                from_model: false,
+                replaced_model: false,
             },
             Some((problems, calls)) => Self {
                 text,
@@ -1066,7 +1067,7 @@ impl AskedQuestion {
                     "template (the model's questions failed the check: {})",
                     problems.join("; ")
                 ),
-                from_model: false,
+                replaced_model: true,
             },
         }
     }

@@ -44,6 +44,33 @@ const DEEP_CHAIN: u32 = 2;
 const REPLY_RULES: &str = "Reply with the question only, as plain text: no label, no quotation \
                            marks, no JSON, no explanation.";
 
+/// What a follow-up question is about: the strategy's focus node, or for a turn without
+/// one, what the strategy's `focus_mode` asks for (seed 001).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuestionFocus<'a> {
+    /// One concept, by its label: the node stage 2 chose, or with `recent_node` on a
+    /// node-free strategy the concept the respondent raised last.
+    Node(&'a str),
+    /// What the respondent has said so far (`summary`): the concepts they raised, most
+    /// recent last, to be played back and asked about as a whole.
+    Summary(&'a [String]),
+    /// The concept's topic as a whole (`topic`, or `recent_node` before any concept).
+    Topic,
+}
+
+impl<'a> QuestionFocus<'a> {
+    /// The focus node's label, for templates' `{focus}`; none for a summary or the topic.
+    pub fn node_label(&self) -> Option<&'a str> {
+        match self {
+            Self::Node(label) => Some(label),
+            Self::Summary(_) | Self::Topic => None,
+        }
+    }
+}
+
+/// Concepts a summary focus names at most: the most recent ones.
+pub const SUMMARY_CONCEPTS: usize = 6;
+
 /// What the follow-up prompt is built from.
 #[derive(Debug, Clone, Copy)]
 pub struct FollowUpInput<'a> {
@@ -51,8 +78,8 @@ pub struct FollowUpInput<'a> {
     pub concept: &'a Concept,
     /// The selected strategy.
     pub strategy: &'a Strategy,
-    /// Label of the focus node; `None` for node-free strategies or an empty graph.
-    pub focus_label: Option<&'a str>,
+    /// What the question is about (see [`QuestionFocus`]).
+    pub focus: QuestionFocus<'a>,
     /// The recent conversation, already bounded by
     /// [`conversation_window`](super::conversation_window).
     pub conversation: &'a str,
@@ -149,9 +176,20 @@ fn follow_up_user(input: &FollowUpInput<'_>) -> String {
         input.strategy.name,
         input.strategy.description.trim()
     );
-    match input.focus_label.map(one_line).filter(|l| !l.is_empty()) {
-        Some(label) => p.push_str(&format!("Focus concept: {label}\n\n")),
-        None => p.push_str("Focus concept: none; address the topic as a whole.\n\n"),
+    match input.focus {
+        QuestionFocus::Node(label) if !one_line(label).is_empty() => {
+            p.push_str(&format!("Focus concept: {}\n\n", one_line(label)));
+        }
+        QuestionFocus::Summary(labels) if !labels.is_empty() => {
+            let listed: Vec<String> = labels.iter().map(|l| one_line(l)).collect();
+            p.push_str(&format!(
+                "Focus: what the respondent has said so far. The concepts they raised, most \
+                 recent last: {}. Play these back briefly in their own words and ask about them \
+                 as a whole, not about one of them.\n\n",
+                listed.join("; ")
+            ));
+        }
+        _ => p.push_str("Focus concept: none; address the topic as a whole.\n\n"),
     }
     p.push_str(&graph_summary(input.graph));
     let conversation = input.conversation.trim();

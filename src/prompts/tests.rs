@@ -419,7 +419,7 @@ fn follow_up(graph: &GraphState, closing: bool) -> Prompt {
         methodology: &m,
         concept: &c,
         strategy: &strategy,
-        focus_label: Some("active noise cancelling"),
+        focus: QuestionFocus::Node("active noise cancelling"),
         conversation: "Interviewer: Which pair do you use?\nRespondent: The ones with ANC.",
         graph,
         signals: &signals,
@@ -519,7 +519,7 @@ fn depth_reminder_and_closing_are_conditional() {
         methodology: &m,
         concept: &c,
         strategy,
-        focus_label: None,
+        focus: QuestionFocus::Topic,
         conversation: "",
         graph: &GraphState::default(),
         signals: &Signals::new(),
@@ -530,6 +530,59 @@ fn depth_reminder_and_closing_are_conditional() {
     assert!(p.user.contains("(nothing yet)"));
     assert!(!p.user.contains("## Active Signals"));
     assert!(!p.user.contains("## Why This Strategy"));
+}
+
+#[test]
+fn the_three_focus_modes_give_three_different_prompts_in_both_styles() {
+    let (m, c) = (mec(), headphones());
+    let strategy = m.strategy("reflect").unwrap();
+    let raised = vec![
+        "active noise cancelling".to_owned(),
+        "concentrate on the train".to_owned(),
+        "feeling in control".to_owned(),
+    ];
+    let (graph, signals) = (GraphState::default(), Signals::new());
+    let input = |focus| FollowUpInput {
+        methodology: &m,
+        concept: &c,
+        strategy,
+        focus,
+        conversation: "",
+        graph: &graph,
+        signals: &signals,
+        winner: None,
+        closing: false,
+    };
+    let foci = [
+        QuestionFocus::Node("feeling in control"),
+        QuestionFocus::Summary(&raised),
+        QuestionFocus::Topic,
+    ];
+    let full: Vec<String> = foci
+        .iter()
+        .map(|f| follow_up_prompt(&input(*f)).user)
+        .collect();
+    assert!(full[0].contains("Focus concept: feeling in control"));
+    assert!(full[1].contains(
+        "The concepts they raised, most recent last: active noise cancelling; concentrate on \
+         the train; feeling in control."
+    ));
+    assert!(full[2].contains("Focus concept: none; address the topic as a whole."));
+    let compact: Vec<String> = foci
+        .iter()
+        .map(|f| compact_follow_up_prompt(&input(*f)).user)
+        .collect();
+    assert!(compact[0].contains("Ask about \"feeling in control\"."));
+    assert!(compact[1].contains(
+        "Ask about what they have said so far as a whole: \"active noise cancelling\", \
+         \"concentrate on the train\" and \"feeling in control\"."
+    ));
+    assert!(compact[2].contains("in general."));
+    for prompts in [&full, &compact] {
+        assert_ne!(prompts[0], prompts[1]);
+        assert_ne!(prompts[1], prompts[2]);
+        assert_ne!(prompts[0], prompts[2]);
+    }
 }
 
 // ---- conversation window ----

@@ -2,19 +2,20 @@
 
 use serde_json::Value;
 
+use crate::config::{FocusMode, Strategy};
 use crate::domain::{FocusEntry, STRATEGY_HISTORY_LEN, SignalValue, Speaker};
 use crate::llm::Role;
 use crate::pipeline::context::StageOutput;
 use crate::pipeline::contracts::{
-    QuestionGenerationOutput, RecentUtterance, ResponseSavingOutput, ScoringPersistenceOutput,
-    StrategySelectionOutput,
+    Focus, QuestionGenerationOutput, RecentUtterance, ResponseSavingOutput,
+    ScoringPersistenceOutput, StrategySelectionOutput,
 };
 use crate::pipeline::interview::AskedQuestion;
 use crate::pipeline::interview::{Interview, TurnRun};
 use crate::pipeline::{EventSink, PipelineError, Stage};
 use crate::prompts::{
-    FollowUpInput, Line, TemplateInput, compact_follow_up_prompt, conversation_window,
-    follow_up_prompt, render_template,
+    FollowUpInput, Line, QuestionFocus, SUMMARY_CONCEPTS, TemplateInput, compact_follow_up_prompt,
+    conversation_window, follow_up_prompt, render_template,
 };
 use crate::store::{ScoringRecord, SessionStatus, StoreOps};
 
@@ -35,7 +36,7 @@ impl Interview {
             question: asked.text.clone(),
             strategy: selection.strategy.clone(),
             focus: selection.focus.clone(),
-            has_llm_fallback: asked.from_model,
+            has_llm_fallback: asked.replaced_model,
             question_source: asked.source.clone(),
         };
         let summary = format!(
@@ -67,11 +68,18 @@ impl Interview {
             self.services.settings.window_chars,
         );
         let strategy = self.strategy(&selection.strategy)?;
-        let focus_label = selection.focus.as_ref().map(|f| f.label.as_str());
+        let raised = raised_concepts(
+            self.world
+                .nodes
+                .iter()
+                .filter(|n| n.superseded_by.is_none())
+                .map(|n| n.label.as_str()),
+        );
+        let focus = question_focus(strategy, selection.focus.as_ref(), &raised);
         let template = || {
             render_template(&TemplateInput {
                 templates: &strategy.question_templates,
-                focus: focus_label,
+                focus: focus.node_label(),
                 topic: self.spec.concept.topic(),
                 turn: run.turn,
                 session_seed: &self.spec.concept.id,
@@ -88,7 +96,7 @@ impl Interview {
             methodology: &self.spec.methodology,
             concept: &self.spec.concept,
             strategy,
-            focus_label,
+            focus,
             conversation: &conversation,
             graph: &computed.graph_state,
             signals: &selection.signals,
@@ -314,4 +322,94 @@ pub(crate) fn window(
         text: answer,
     });
     conversation_window(&lines, max_chars)
+}
+
+/// Labels of the live concepts in the order they were raised, without repeats (the last
+/// [`SUMMARY_CONCEPTS`]): what `recent_node` and `summary` focus on.
+fn raised_concepts<'n>(live_labels: impl IntoIterator<Item = &'n str>) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    for label in live_labels {
+        let label = label.trim();
+        if label.is_empty() {
+            continue;
+        }
+        labels.retain(|l| !l.eq_ignore_ascii_case(label));
+        labels.push(label.to_owned());
+    }
+    let skip = labels.len().saturating_sub(SUMMARY_CONCEPTS);
+    labels.split_off(skip)
+}
+
+/// What the question is about: the node stage 2 chose; otherwise what the strategy's
+/// `focus_mode` asks for: the concept raised last (`recent_node`), everything raised so far
+/// (`summary`), or the topic (`topic`, and any mode before a concept exists).
+fn question_focus<'a>(
+    strategy: &Strategy,
+    chosen: Option<&'a Focus>,
+    raised: &'a [String],
+) -> QuestionFocus<'a> {
+    if let Some(focus) = chosen {
+        return QuestionFocus::Node(&focus.label);
+    }
+    match (&strategy.focus_mode, raised.last()) {
+        (FocusMode::RecentNode, Some(last)) => QuestionFocus::Node(last),
+        (FocusMode::Summary, Some(_)) => QuestionFocus::Summary(raised),
+        _ => QuestionFocus::Topic,
+    }
+}
+
+#[cfg(test)]
+mod focus_tests {
+    use super::*;
+
+    fn strategy(mode: &str) -> Strategy {
+        serde_saphyr::from_str(&format!(
+            "name: s\nnode_binding: none\nfocus_mode: {mode}\nsignal_weights: {{}}\n"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn each_focus_mode_gives_its_own_focus_on_a_node_free_turn() {
+        let live = [
+            "froths well",
+            "kinder to the planet",
+            "Froths well",
+            " ",
+            "being a good parent",
+        ];
+        let raised = raised_concepts(live);
+        assert_eq!(
+            raised,
+            ["kinder to the planet", "Froths well", "being a good parent"]
+        );
+        assert_eq!(
+            question_focus(&strategy("recent_node"), None, &raised),
+            QuestionFocus::Node("being a good parent")
+        );
+        assert_eq!(
+            question_focus(&strategy("summary"), None, &raised),
+            QuestionFocus::Summary(&raised)
+        );
+        assert_eq!(
+            question_focus(&strategy("topic"), None, &raised),
+            QuestionFocus::Topic
+        );
+        // Before any concept, every mode asks about the topic.
+        for mode in ["recent_node", "summary", "topic"] {
+            assert_eq!(
+                question_focus(&strategy(mode), None, &[]),
+                QuestionFocus::Topic
+            );
+        }
+        // A node chosen by stage 2 is the focus whatever the mode.
+        let chosen = Focus {
+            node_id: "n1".to_owned(),
+            label: "froths well".to_owned(),
+        };
+        assert_eq!(
+            question_focus(&strategy("summary"), Some(&chosen), &raised),
+            QuestionFocus::Node("froths well")
+        );
+    }
 }

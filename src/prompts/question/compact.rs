@@ -12,8 +12,8 @@
 //! The reply is parsed and checked like any question ([`parse_question_reply`](super::parse_question_reply),
 //! [`check_question`](super::check_question)); these builders only write the prompt.
 
-use super::FollowUpInput;
 use super::templates::{TemplateInput, clean_label, render_template};
+use super::{FollowUpInput, QuestionFocus};
 use crate::prompts::Prompt;
 use crate::prompts::window::one_line;
 
@@ -47,9 +47,18 @@ const SYSTEM: &str = "You are a friendly interviewer. You ask one short, open qu
 pub fn compact_follow_up_prompt(input: &FollowUpInput<'_>) -> Prompt {
     let topic = clean_label(input.concept.topic(), MAX_LABEL_WORDS);
     let focus = input
-        .focus_label
+        .focus
+        .node_label()
         .map(|f| clean_label(f, MAX_LABEL_WORDS))
         .filter(|f| !f.is_empty());
+    let summary: Vec<String> = match input.focus {
+        QuestionFocus::Summary(labels) => labels
+            .iter()
+            .map(|l| clean_label(l, MAX_LABEL_WORDS))
+            .filter(|l| !l.is_empty())
+            .collect(),
+        QuestionFocus::Node(_) | QuestionFocus::Topic => Vec::new(),
+    };
     let mut user = format!("We are interviewing someone about {topic}.");
     if let Some(exchange) = last_exchange(input.conversation) {
         user.push(' ');
@@ -57,9 +66,13 @@ pub fn compact_follow_up_prompt(input: &FollowUpInput<'_>) -> Prompt {
     }
     user.push(' ');
     user.push_str(&intent(&input.strategy.description, focus.as_deref()));
-    match &focus {
-        Some(label) => user.push_str(&format!(" Ask about \"{label}\".")),
-        None => user.push_str(&format!(" Ask about {topic} in general.")),
+    match (&focus, summary.as_slice()) {
+        (Some(label), _) => user.push_str(&format!(" Ask about \"{label}\".")),
+        (None, []) => user.push_str(&format!(" Ask about {topic} in general.")),
+        (None, labels) => user.push_str(&format!(
+            " Ask about what they have said so far as a whole: {}.",
+            spoken_list(labels)
+        )),
     }
     if input.closing {
         user.push_str(
@@ -83,6 +96,16 @@ pub fn compact_follow_up_prompt(input: &FollowUpInput<'_>) -> Prompt {
         system: SYSTEM.to_owned(),
         user,
         temperature: COMPACT_TEMPERATURE,
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`, each in double quotes.
+fn spoken_list(labels: &[String]) -> String {
+    let quoted: Vec<String> = labels.iter().map(|l| format!("\"{l}\"")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

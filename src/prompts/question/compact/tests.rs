@@ -32,7 +32,7 @@ fn prompt(
         methodology: m,
         concept: c,
         strategy: s,
-        focus_label: focus,
+        focus: focus.map_or(QuestionFocus::Topic, QuestionFocus::Node),
         conversation,
         graph: &GraphState::default(),
         signals: &Signals::new(),

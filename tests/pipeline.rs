@@ -915,3 +915,112 @@ async fn strategy_selection_refuses_a_graph_state_older_than_the_turn() {
         .collect();
     assert!(!committed.contains(&"strategy_selection".to_owned()));
 }
+
+/// A provider that plays a script and keeps every request it was sent.
+struct Recording {
+    inner: interviewer::llm::ScriptedProvider,
+    seen: std::sync::Mutex<Vec<interviewer::llm::LlmRequest>>,
+}
+
+impl interviewer::llm::LlmProvider for Recording {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+    fn complete<'a>(
+        &'a self,
+        request: &'a interviewer::llm::LlmRequest,
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<interviewer::llm::LlmResponse, interviewer::llm::LlmError>,
+    > {
+        self.seen.lock().unwrap().push(request.clone());
+        self.inner.complete(request)
+    }
+}
+
+/// Seed 001 "YAML Configuration Flow": the methodology's `signals:` section decides which
+/// detectors run and which rubrics the scoring call asks for. Listing two `llm.*` rubrics and
+/// one graph signal sends only those two rubrics, and computes (and reports) only the listed
+/// signals and the phase scoring needs.
+#[tokio::test]
+async fn the_methodology_signals_section_decides_what_is_computed_and_asked() {
+    use interviewer::llm::{LlmProvider, LlmRouter, Role, ScriptedProvider};
+    use std::sync::Arc;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut spec = common::spec(11);
+    spec.methodology.signals = [
+        ("graph".to_owned(), vec!["graph.node_count".to_owned()]),
+        (
+            "llm".to_owned(),
+            vec!["llm.engagement".to_owned(), "llm.certainty".to_owned()],
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let provider = Arc::new(Recording {
+        inner: ScriptedProvider::load(&common::example("oat_milk_script.yaml")).unwrap(),
+        seen: std::sync::Mutex::new(Vec::new()),
+    });
+    let mut services = common::services();
+    services.llm = Arc::new(LlmRouter::single(
+        &(Arc::clone(&provider) as Arc<dyn LlmProvider>),
+    ));
+    let mut interview = Interview::create(
+        Store::open(tmp.path().join("i.db")).unwrap(),
+        spec,
+        services,
+        Some("listed".to_owned()),
+    )
+    .unwrap();
+    let (tx, _rx) = unbounded_channel();
+    let events = EventSink::new(tx);
+    interview.opening(&events).await.unwrap();
+    let mut results = Vec::new();
+    for answer in common::answers().iter().take(3) {
+        results.push(interview.answer(answer, &events).await.unwrap());
+    }
+    let scoring: Vec<String> = provider
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|r| r.role == Role::SignalScoring)
+        .map(|r| r.user.clone())
+        .collect();
+    assert_eq!(scoring.len(), 3);
+    for prompt in &scoring {
+        assert!(prompt.contains("\nengagement: "), "{prompt}");
+        assert!(prompt.contains("\ncertainty: "), "{prompt}");
+        for absent in [
+            "response_depth",
+            "specificity",
+            "valence",
+            "intellectual_engagement",
+        ] {
+            assert!(!prompt.contains(absent), "{absent} asked: {prompt}");
+        }
+    }
+    for r in &results {
+        let names: HashSet<&str> = r.signals.keys().map(String::as_str).collect();
+        let expected: HashSet<&str> = [
+            "graph.node_count",
+            "llm.engagement",
+            "llm.certainty",
+            "meta.interview.phase",
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(names, expected, "turn {}", r.turn_number);
+        assert!(
+            r.node_signals.is_empty()
+                || r.node_signals
+                    .values()
+                    .all(|v| v.as_object().is_some_and(serde_json::Map::is_empty)),
+            "{:?}",
+            r.node_signals
+        );
+    }
+}

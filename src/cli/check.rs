@@ -12,7 +12,7 @@ use clap::Args;
 use super::{CliError, emit};
 use crate::config::{ConfigDir, ConfigError, FileKind, Methodology, Problem, check_file};
 use crate::prompts::check_question;
-use crate::signals::{Catalog, catalog};
+use crate::signals::{Catalog, Registry, catalog};
 
 /// The focus a template is checked with: as long as the shipped labels get.
 const SAMPLE_FOCUS: &str = "feel less guilty about my footprint";
@@ -45,9 +45,14 @@ pub fn run(
     let mut failed = 0;
     for (kind, path) in &files {
         match check_file(path, *kind, &Catalog)
-            .and_then(|summary| cross_check(dir, path, *kind).map(|()| summary))
+            .and_then(|summary| cross_check(dir, path, *kind).map(|notes| (summary, notes)))
         {
-            Ok(summary) => emit(out, &format!("ok    {}  {summary}\n", path.display()))?,
+            Ok((summary, notes)) => {
+                emit(out, &format!("ok    {}  {summary}\n", path.display()))?;
+                for n in notes {
+                    emit(out, &format!("      note: {}: {n}\n", path.display()))?;
+                }
+            }
             Err(e) => {
                 failed += 1;
                 emit(out, &format!("FAIL  {}\n", path.display()))?;
@@ -101,8 +106,13 @@ fn collect(path: &Path, files: &mut Vec<(Option<FileKind>, PathBuf)>) -> Result<
 }
 
 /// Checks that need the rest of the config directory: a concept's methodology must exist, and
-/// a methodology's name must match its file name (ids are file stems).
-fn cross_check(dir: &ConfigDir, path: &Path, kind: Option<FileKind>) -> Result<(), ConfigError> {
+/// a methodology's name must match its file name (ids are file stems). Returns what is worth
+/// knowing but not wrong: weights on signals the methodology's `signals:` section leaves out.
+fn cross_check(
+    dir: &ConfigDir,
+    path: &Path,
+    kind: Option<FileKind>,
+) -> Result<Vec<Problem>, ConfigError> {
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
@@ -139,8 +149,11 @@ fn cross_check(dir: &ConfigDir, path: &Path, kind: Option<FileKind>) -> Result<(
         if !problems.is_empty() {
             return Err(ConfigError::invalid(path, problems));
         }
+        let registry = Registry::standard();
+        let plan = registry.plan_for(&m);
+        return Ok(m.unlisted_weights(&|key| registry.computes(plan.as_deref(), key)));
     }
-    Ok(())
+    Ok(Vec::new())
 }
 
 /// Every question template that, filled with [`SAMPLE_FOCUS`] and [`SAMPLE_TOPIC`], fails the
@@ -236,6 +249,44 @@ mod tests {
             problems[2].contains("names the signal or strategy 'deepen'"),
             "{}",
             problems[2]
+        );
+    }
+
+    /// `check` notes a weight whose signal the `signals:` section leaves out (it never counts),
+    /// and passes the file; the shipped methodologies have none.
+    #[test]
+    fn weights_on_unlisted_signals_are_noted_not_failed() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/config");
+        let dir = ConfigDir::new(root);
+        let mut out = Vec::new();
+        run(&dir, &CheckArgs { paths: Vec::new() }, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains("note:"), "{text}");
+
+        let tmp = tempfile::tempdir().unwrap();
+        let methodologies = tmp.path().join("methodologies");
+        std::fs::create_dir(&methodologies).unwrap();
+        let yaml = "method: {name: m, opening_templates: [\"What comes to mind about {topic}?\"]}\n\
+            ontology: {nodes: [{name: attribute, level: 1}]}\n\
+            signals: {llm: [llm.engagement]}\n\
+            strategies:\n  - name: deepen\n    signal_weights: {llm.engagement.high: 1.0, \
+            llm.valence.low: 0.5}\n";
+        std::fs::write(methodologies.join("m.yaml"), yaml).unwrap();
+        let mut out = Vec::new();
+        run(
+            &ConfigDir::new(tmp.path()),
+            &CheckArgs {
+                paths: vec![methodologies.join("m.yaml")],
+            },
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("ok "), "{text}");
+        assert_eq!(text.matches("note:").count(), 1, "{text}");
+        assert!(
+            text.contains("strategies[0].signal_weights.llm.valence.low"),
+            "{text}"
         );
     }
 }

@@ -5,7 +5,7 @@
 //! `extractability_criteria`, `concept_naming_convention`) accept a string, a list or a mapping,
 //! because the seeds show all three shapes; they are rendered to text for prompts.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +24,31 @@ pub struct Methodology {
     pub strategies: Vec<Strategy>,
     #[serde(default)]
     pub phases: BTreeMap<String, PhaseConfig>,
+    /// Graph thresholds (seed 001 "Feature Flags"); the seed's values when left out.
+    #[serde(default)]
+    pub thresholds: Thresholds,
+}
+
+/// The similarity thresholds and slot support that seed 001 names as settings, under its
+/// names: surface dedup merges at `surface_similarity_threshold` (0.80), canonical slots merge
+/// at `canonical_similarity_threshold` (0.60) and a candidate slot is promoted with
+/// `canonical_min_support_nodes` (2) members.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Thresholds {
+    pub surface_similarity_threshold: f32,
+    pub canonical_similarity_threshold: f32,
+    pub canonical_min_support_nodes: u32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self {
+            surface_similarity_threshold: 0.80,
+            canonical_similarity_threshold: 0.60,
+            canonical_min_support_nodes: 2,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -305,6 +330,49 @@ impl Methodology {
         self.ontology.nodes.iter().find(|n| n.name == name)
     }
 
+    /// The signals this methodology's `signals:` section lists (seed 001 "YAML Configuration
+    /// Flow": `config.signals` decides which detectors run), as signal or detector names; `None`
+    /// when the section lists nothing, and then every signal is computed.
+    pub fn wanted_signals(&self) -> Option<BTreeSet<String>> {
+        let listed: BTreeSet<String> = self.signals.values().flatten().cloned().collect();
+        (!listed.is_empty()).then_some(listed)
+    }
+
+    /// Whether the methodology lists rubric `name` (`llm.<name>`, or one of its outputs
+    /// `llm.<name>.…`); every rubric when the methodology lists no signals.
+    pub fn wants_rubric(&self, name: &str) -> bool {
+        let signal = format!("llm.{name}");
+        self.wanted_signals().is_none_or(|wanted| {
+            wanted.iter().any(|key| {
+                key == &signal
+                    || key
+                        .strip_prefix(signal.as_str())
+                        .is_some_and(|rest| rest.starts_with('.'))
+            })
+        })
+    }
+
+    /// Weights on signals that the `signals:` section does not ask for: such a signal is never
+    /// computed, so the weight never counts. `is_computed(key)` says whether the weight key's
+    /// signal is computed under the section (dependencies included). Empty when the section
+    /// lists nothing.
+    pub fn unlisted_weights(&self, is_computed: &dyn Fn(&str) -> bool) -> Vec<Problem> {
+        if self.wanted_signals().is_none() {
+            return Vec::new();
+        }
+        let mut notes = Vec::new();
+        for (i, s) in self.strategies.iter().enumerate() {
+            for key in s.signal_weights.keys().filter(|k| !is_computed(k)) {
+                notes.push(Problem::new(
+                    format!("strategies[{i}].signal_weights.{key}"),
+                    "its signal is not listed under signals:, so it is never computed and \
+                     this weight never counts",
+                ));
+            }
+        }
+        notes
+    }
+
     /// Ladder length in edges (highest level − lowest level), at least 1; normalises depth signals.
     pub fn ladder_span(&self) -> u32 {
         let levels = self.ontology.nodes.iter().map(|n| n.level);
@@ -332,6 +400,7 @@ impl Methodology {
         self.validate_ontology(&mut problems);
         self.validate_signals(signals, &mut problems);
         self.validate_strategies(signals, &mut problems);
+        self.validate_thresholds(&mut problems);
         self.validate_phases(&mut problems);
         self.validate_templates(&mut problems);
         problems
@@ -456,6 +525,33 @@ impl Methodology {
                     problems.push(Problem::new(at, reason));
                 }
             }
+        }
+    }
+
+    fn validate_thresholds(&self, problems: &mut Vec<Problem>) {
+        let t = &self.thresholds;
+        for (name, value) in [
+            (
+                "surface_similarity_threshold",
+                t.surface_similarity_threshold,
+            ),
+            (
+                "canonical_similarity_threshold",
+                t.canonical_similarity_threshold,
+            ),
+        ] {
+            if !(value > 0.0 && value <= 1.0) {
+                problems.push(Problem::new(
+                    format!("thresholds.{name}"),
+                    format!("a cosine similarity threshold must be in (0, 1], found {value}"),
+                ));
+            }
+        }
+        if t.canonical_min_support_nodes == 0 {
+            problems.push(Problem::new(
+                "thresholds.canonical_min_support_nodes",
+                "a slot needs at least 1 supporting node to be promoted",
+            ));
         }
     }
 

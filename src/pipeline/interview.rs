@@ -75,6 +75,10 @@ pub struct Interview {
     pub(crate) spec: Arc<InterviewSpec>,
     pub(crate) services: Services,
     pub(crate) registry: Registry,
+    /// The detectors the methodology's `signals:` section (and its weights) ask for, closed
+    /// over their dependencies, in run order; `None` runs every detector (a methodology that
+    /// lists no signals).
+    pub(crate) signal_plan: Option<Vec<&'static str>>,
     pub(crate) crash: Option<CrashPoint>,
     pub(crate) world: World,
     /// The methodology's node types embedded for offline extraction, built on first use.
@@ -133,16 +137,21 @@ impl Interview {
         let crash = CrashPoint::from_env()?;
         let lock = store.lock_session(session_id)?;
         let world = World::load(&store, session_id)?;
+        let registry = Registry::standard();
+        let signal_plan = registry.plan_for(&spec.methodology);
+        let rubrics = asked_rubrics(spec.rubrics, &spec.methodology, signal_plan.as_deref());
         let spec = InterviewSpec {
             max_turns: world.max_turns,
             understanding: world.state.understanding,
+            rubrics,
             ..spec
         };
         Ok(Self {
             store,
             spec: Arc::new(spec),
             services,
-            registry: Registry::standard(),
+            registry,
+            signal_plan,
             crash,
             world,
             type_index: None,
@@ -1071,6 +1080,26 @@ impl AskedQuestion {
             },
         }
     }
+}
+
+/// The rubrics the signal-scoring call asks for: those the methodology lists or weighs, and
+/// those a planned detector reads (`llm.response_depth` for node exhaustion); every rubric when
+/// the methodology lists no signals.
+pub(crate) fn asked_rubrics(
+    rubrics: Vec<Rubric>,
+    methodology: &Methodology,
+    plan: Option<&[&'static str]>,
+) -> Vec<Rubric> {
+    rubrics
+        .into_iter()
+        .filter(|r| {
+            methodology.wants_rubric(&r.name)
+                || plan.is_some_and(|p| {
+                    p.iter()
+                        .any(|d| d.strip_prefix("llm.") == Some(r.name.as_str()))
+                })
+        })
+        .collect()
 }
 
 /// The rubric scores of a turn: a model call in flight, or (offline understanding) already

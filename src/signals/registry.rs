@@ -8,6 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::catalog;
 use super::input::{Detected, DetectionInput};
+use crate::config::Methodology;
+
+/// The interview phase: always computed, since scoring applies the phase's modifiers.
+const PHASE: &str = "meta.interview.phase";
 
 /// A detector: a namespaced name, the detectors it reads, and a pure function.
 #[derive(Clone, Copy)]
@@ -118,6 +122,23 @@ impl Registry {
             .collect()
     }
 
+    /// The detectors to run for `methodology` (seed 001 "YAML Configuration Flow":
+    /// `config.signals` decides the detectors): what its `signals:` section lists, the detectors
+    /// those read, and the phase (scoring applies phase weights and bonuses); `None`, every
+    /// detector, when the section lists nothing.
+    pub fn plan_for(&self, methodology: &Methodology) -> Option<Vec<&'static str>> {
+        let wanted = methodology.wanted_signals()?;
+        let requested = wanted.iter().map(String::as_str).chain([PHASE]);
+        Some(self.plan(requested))
+    }
+
+    /// Whether a run of `plan` (every detector when `None`) computes the signal a weight key
+    /// names; false for a key no detector produces.
+    pub fn computes(&self, plan: Option<&[&'static str]>, key: &str) -> bool {
+        self.detector_for(key)
+            .is_some_and(|d| plan.is_none_or(|p| p.contains(&d)))
+    }
+
     /// The detector producing a name, an output or a qualified weight key.
     fn detector_for(&self, key: &str) -> Option<&'static str> {
         let by_name = |k: &str| {
@@ -217,5 +238,49 @@ mod tests {
             r.plan(["graph.chain_completion.has_complete.false"]),
             vec!["graph.chain_completion"]
         );
+    }
+
+    /// A methodology's `signals:` section decides the plan: the listed detectors, what they
+    /// read, and the phase; an empty section runs everything.
+    #[test]
+    fn a_methodology_plans_what_it_lists() {
+        #![allow(clippy::unwrap_used)]
+        let dir = crate::config::ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
+        let mut m = dir
+            .methodology("means_end_chain", &crate::signals::Catalog)
+            .unwrap();
+        let r = Registry::standard();
+        let all = r.plan_for(&m).unwrap();
+        for s in &m.strategies {
+            for key in s.signal_weights.keys() {
+                assert!(
+                    r.computes(Some(&all), key),
+                    "{key} is weighed but not listed"
+                );
+            }
+        }
+        m.signals = [(
+            "graph".to_owned(),
+            vec!["graph.node.exhaustion_score".to_owned()],
+        )]
+        .into_iter()
+        .collect();
+        let plan = r.plan_for(&m).unwrap();
+        assert_eq!(
+            plan.iter().copied().collect::<BTreeSet<_>>(),
+            ["graph.node.exhaustion_score", "llm.response_depth", PHASE]
+                .into_iter()
+                .collect()
+        );
+        assert!(r.computes(Some(&plan), "llm.response_depth.deep"));
+        assert!(!r.computes(Some(&plan), "llm.valence.high"));
+        assert!(r.computes(None, "llm.valence.high"));
+        // Weights on what is not computed are reported by name.
+        let notes = m.unlisted_weights(&|k| r.computes(Some(&plan), k));
+        assert!(!notes.is_empty());
+        assert!(notes.iter().all(|n| n.path.contains(".signal_weights.")));
+        m.signals.clear();
+        assert!(r.plan_for(&m).is_none());
+        assert!(m.unlisted_weights(&|_| false).is_empty());
     }
 }

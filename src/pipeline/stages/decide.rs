@@ -95,21 +95,21 @@ impl Interview {
             &run.ctx.extraction()?.timestamp,
         )?;
         let (scores, call) = self.await_scores(run, events).await?;
+        // No depth when the methodology does not ask for the `response_depth` rubric: nothing
+        // is recorded on the previous focus or in the depth history then.
         let depth = scores
             .get("response_depth")
-            .map_or(ResponseDepth::Moderate, |s| {
-                ResponseDepth::from_score(s.score)
-            });
+            .map(|s| ResponseDepth::from_score(s.score));
 
         let loaded = run.ctx.context_loading()?;
         let computed = run.ctx.state_computation()?;
         let mut tracker = self.world.tracker.clone();
-        if let Some(previous) = tracker.previous_focus.clone() {
+        if let (Some(previous), Some(depth)) = (tracker.previous_focus.clone(), depth) {
             tracker.append_response_signal(&previous, depth.as_str());
         }
         let before_focus = tracker.to_json();
         let mut depth_history = self.world.state.depth_history.clone();
-        depth_history.push(depth);
+        depth_history.extend(depth);
         let phase = Phase::for_turn(run.turn, self.world.max_turns);
         let input = DetectionInput {
             turn_number: run.turn,
@@ -123,7 +123,7 @@ impl Interview {
             tracker: &tracker,
             ladder_span: self.spec.methodology.ladder_span(),
         };
-        let detected = self.registry.detect(&input, None);
+        let detected = self.registry.detect(&input, self.signal_plan.as_deref());
         let mut signals = detected.global.clone();
         signals
             .entry("meta.interview.phase".to_owned())
@@ -160,7 +160,7 @@ impl Interview {
             "{} → {} (depth {}, phase {})",
             output.strategy,
             focus.as_ref().map_or("no node", |f| f.label.as_str()),
-            depth.as_str(),
+            depth.map_or("not scored", ResponseDepth::as_str),
             phase
         );
         let extra = json!({

@@ -18,7 +18,7 @@ pub use concept::{Concept, ConceptContext};
 pub use error::{ConfigError, Problem, display_path};
 pub use methodology::{
     EdgeType, FocusMode, Guidance, MethodInfo, Methodology, NodeBinding, NodeType, Ontology,
-    PhaseConfig, Strategy,
+    PhaseConfig, Strategy, Thresholds,
 };
 pub use persona::{Fatigue, Persona, ResponsePatterns};
 pub use rubric::{REQUIRED_RUBRICS, Rubric, check_required, parse_rubrics};
@@ -89,6 +89,21 @@ impl FileKind {
     }
 }
 
+/// Ids that the seeds and the original system use for files we ship under other names:
+/// `(kind, their id, our id)`. Resolution tries a file of their id first, so a config tree in
+/// the original's layout keeps its own files.
+pub const ALIASES: &[(FileKind, &str, &str)] = &[
+    (FileKind::Concept, "oat_milk_v2", "oat_milk"),
+    (FileKind::Concept, "coffee_jtbd_v2", "coffee_jtbd"),
+    (FileKind::Concept, "coffee_jtbd_legacy", "coffee_jtbd"),
+    (FileKind::Concept, "headphones_mec", "headphones"),
+    (FileKind::Persona, "skeptical_analyst", "skeptical"),
+    (FileKind::Persona, "baseline_cooperative", "cooperative"),
+    (FileKind::Persona, "brief_responder", "brief"),
+    (FileKind::Persona, "fatiguing_responder", "fatiguing"),
+    (FileKind::Persona, "uncertain_hedger", "hedging"),
+];
+
 impl ConfigDir {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self { root: root.into() }
@@ -114,7 +129,9 @@ impl ConfigDir {
         &self.root
     }
 
-    /// Resolves an id or a path to a file of `kind`.
+    /// Resolves an id or a path to a file of `kind`: a path as given, an id as
+    /// `<kind folder>/<id>.yaml`, else an id of the seeds or the original system through
+    /// [`ALIASES`].
     pub fn resolve(&self, kind: FileKind, id_or_path: &str) -> Result<PathBuf, ConfigError> {
         let as_path = Path::new(id_or_path);
         let looks_like_path = id_or_path.contains(std::path::MAIN_SEPARATOR)
@@ -142,6 +159,20 @@ impl ConfigDir {
             .join(format!("{id_or_path}.yaml"));
         if candidate.is_file() {
             return Ok(candidate);
+        }
+        // The seeds' and the original system's ids name shipped files of ours; a file of the
+        // alias's own name (above) still wins.
+        if let Some((_, _, shipped)) = ALIASES
+            .iter()
+            .find(|(k, alias, _)| *k == kind && *alias == id_or_path)
+        {
+            let target = self
+                .root
+                .join(kind.subdir())
+                .join(format!("{shipped}.yaml"));
+            if target.is_file() {
+                return Ok(target);
+            }
         }
         Err(ConfigError::NotFound {
             kind: kind.noun(),

@@ -252,6 +252,7 @@ fn slots_promote_on_second_supporting_node_and_edges_aggregate() {
                 session_id: "s",
                 turn,
                 mapped_nodes: &mapped,
+                thresholds: interviewer::config::Thresholds::default(),
             };
             let update = integrate_proposals(&slots, &batch, &ctx, &mut new_id);
             for changed in update.slots_updated {

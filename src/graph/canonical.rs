@@ -11,12 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping, SlotStatus};
 use super::similarity::cosine;
+use crate::config::Thresholds;
 use crate::domain::CanonicalGraphState;
 
-/// Similarity at which a proposal joins an existing slot of the same type (seed: 0.60).
-pub const CANONICAL_SIMILARITY_THRESHOLD: f32 = 0.60;
-/// Support at which a candidate slot becomes active (`canonical_min_support_nodes`, seed: 2).
-pub const CANONICAL_MIN_SUPPORT_NODES: u32 = 2;
 /// One slot the LLM proposes for a batch of nodes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SlotProposal {
@@ -56,6 +53,10 @@ pub struct SlotContext<'a> {
     pub turn: u32,
     /// Surface node ids mapped in earlier turns; they are never remapped.
     pub mapped_nodes: &'a HashSet<String>,
+    /// `canonical_similarity_threshold`: a proposal joins an existing slot of its type at this
+    /// similarity; `canonical_min_support_nodes`: a candidate with this many members becomes
+    /// active (seed 001: 0.60 and 2).
+    pub thresholds: Thresholds,
 }
 
 /// One type's group: the node type, its new nodes, and the proposals with their embeddings
@@ -107,7 +108,7 @@ pub fn integrate_proposals(
             .filter(|(_, s)| s.node_type == batch_type)
             .filter_map(|(i, s)| s.embedding.as_ref().map(|e| (i, cosine(embedding, e))))
             .max_by(|a, b| a.1.total_cmp(&b.1))
-            .filter(|(_, sim)| *sim >= CANONICAL_SIMILARITY_THRESHOLD);
+            .filter(|(_, sim)| *sim >= ctx.thresholds.canonical_similarity_threshold);
         let index = if let Some((i, _)) = best {
             i
         } else {
@@ -144,7 +145,8 @@ pub fn integrate_proposals(
             });
             slot.support_count += 1;
         }
-        if slot.status == SlotStatus::Candidate && slot.support_count >= CANONICAL_MIN_SUPPORT_NODES
+        if slot.status == SlotStatus::Candidate
+            && slot.support_count >= ctx.thresholds.canonical_min_support_nodes
         {
             slot.status = SlotStatus::Active;
             slot.promoted_turn = Some(ctx.turn);

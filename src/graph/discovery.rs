@@ -132,6 +132,7 @@ pub fn integrate_turn(
             session_id: ctx.session_id,
             turn: ctx.turn,
             mapped_nodes: &mapped,
+            thresholds: ctx.thresholds,
         };
         let update = integrate_proposals(&current, &batch, &batch_ctx, new_id);
         mapped.extend(

@@ -13,9 +13,6 @@ use super::node_state::GraphChangeSummary;
 use super::similarity::cosine;
 use crate::config::Methodology;
 
-/// Cosine similarity at which two labels of the same node type are one concept (seed: 0.80).
-pub const SURFACE_SIMILARITY_THRESHOLD: f32 = 0.80;
-
 /// One concept as the extraction contract returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExtractedConcept {
@@ -122,7 +119,11 @@ pub fn apply_extraction(
         embeddings,
         relationships,
     } = extraction;
-    let mut work = Working::new(existing_nodes, existing_edges);
+    let mut work = Working::new(
+        existing_nodes,
+        existing_edges,
+        methodology.thresholds.surface_similarity_threshold,
+    );
     let mut update = SurfaceUpdate::default();
     for (i, concept) in concepts.iter().enumerate() {
         let embedding = embeddings.get(i).cloned().flatten();
@@ -206,13 +207,16 @@ impl<'a, T: Clone> Layer<'a, T> {
 struct Working<'a> {
     nodes: Layer<'a, KgNode>,
     edges: Layer<'a, KgEdge>,
+    /// Cosine similarity at which a new concept merges into a same-type node.
+    threshold: f32,
 }
 
 impl<'a> Working<'a> {
-    fn new(nodes: &'a [KgNode], edges: &'a [KgEdge]) -> Self {
+    fn new(nodes: &'a [KgNode], edges: &'a [KgEdge], threshold: f32) -> Self {
         Self {
             nodes: Layer::new(nodes),
             edges: Layer::new(edges),
+            threshold,
         }
     }
 
@@ -244,8 +248,7 @@ impl<'a> Working<'a> {
                 .filter(|(_, n)| n.node_type == c.node_type)
                 .filter_map(|(i, n)| n.embedding.as_ref().map(|ne| (i, cosine(e, ne))))
                 .max_by(|a, b| a.1.total_cmp(&b.1));
-            if let Some((i, similarity)) = best.filter(|(_, s)| *s >= SURFACE_SIMILARITY_THRESHOLD)
-            {
+            if let Some((i, similarity)) = best.filter(|(_, s)| *s >= self.threshold) {
                 self.merge_into(i, c, origin);
                 return Resolution::Semantic {
                     node_id: self.id_at(i),

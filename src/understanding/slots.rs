@@ -10,7 +10,7 @@
 //! Promotion, mapping and canonical edges are left to `graph::canonical`, as for LLM
 //! proposals. Nodes without an embedding each get a slot of their own.
 
-use crate::graph::canonical::{CANONICAL_SIMILARITY_THRESHOLD, SlotProposal};
+use crate::graph::canonical::SlotProposal;
 use crate::graph::model::{CanonicalSlot, KgNode};
 use crate::graph::similarity::cosine;
 
@@ -20,14 +20,15 @@ const DESCRIBED_MEMBERS: usize = 3;
 const MAX_SLOT_NAME_CHARS: usize = 48;
 
 /// Stage 4.5 offline: slot proposals for one batch of same-type nodes (the same
-/// [`SlotProposal`] values the LLM path parses), from embedding clusters at
-/// [`CANONICAL_SIMILARITY_THRESHOLD`]. A node near an existing slot of `node_type` proposes
+/// [`SlotProposal`] values the LLM path parses), from embedding clusters at `threshold` (the
+/// methodology's `canonical_similarity_threshold`, 0.60 by default). A node near an existing slot of `node_type` proposes
 /// that slot's name; the rest are named after the member label closest to their cluster's
 /// centre.
 pub fn propose_slots_offline(
     node_type: &str,
     nodes: &[&KgNode],
     existing: &[CanonicalSlot],
+    threshold: f32,
 ) -> Vec<SlotProposal> {
     let same_type: Vec<&CanonicalSlot> = existing
         .iter()
@@ -40,7 +41,7 @@ pub fn propose_slots_offline(
             clusters.push(Cluster::alone(node));
             continue;
         };
-        if let Some(slot) = nearest_slot(&same_type, embedding) {
+        if let Some(slot) = nearest_slot(&same_type, embedding, threshold) {
             match reused.iter_mut().find(|(s, _)| s.id == slot.id) {
                 Some((_, labels)) => labels.push(node.label.clone()),
                 None => reused.push((slot, vec![node.label.clone()])),
@@ -51,7 +52,7 @@ pub fn propose_slots_offline(
             .iter()
             .enumerate()
             .filter_map(|(i, c)| c.centre.as_deref().map(|v| (i, cosine(v, embedding))))
-            .filter(|(_, sim)| *sim >= CANONICAL_SIMILARITY_THRESHOLD)
+            .filter(|(_, sim)| *sim >= threshold)
             .max_by(|a, b| a.1.total_cmp(&b.1));
         match best.and_then(|(i, _)| clusters.get_mut(i)) {
             Some(cluster) => cluster.add(node, embedding),
@@ -72,11 +73,15 @@ pub fn propose_slots_offline(
 }
 
 /// The existing slot nearest `embedding`, if within the threshold.
-fn nearest_slot<'s>(slots: &[&'s CanonicalSlot], embedding: &[f32]) -> Option<&'s CanonicalSlot> {
+fn nearest_slot<'s>(
+    slots: &[&'s CanonicalSlot],
+    embedding: &[f32],
+    threshold: f32,
+) -> Option<&'s CanonicalSlot> {
     slots
         .iter()
         .filter_map(|s| s.embedding.as_deref().map(|v| (*s, cosine(v, embedding))))
-        .filter(|(_, sim)| *sim >= CANONICAL_SIMILARITY_THRESHOLD)
+        .filter(|(_, sim)| *sim >= threshold)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(s, _)| s)
 }
@@ -219,7 +224,7 @@ mod tests {
         let b = node("b", "smooth mouthfeel", Some(vec![0.9, 0.3, 0.0]));
         let c = node("c", "rich & creamy!", Some(vec![0.95, 0.1, 0.0]));
         let d = node("d", "price per carton", Some(vec![0.0, 0.0, 1.0]));
-        let proposals = propose_slots_offline("attribute", &[&a, &b, &c, &d], &[]);
+        let proposals = propose_slots_offline("attribute", &[&a, &b, &c, &d], &[], 0.60);
         assert_eq!(proposals.len(), 2);
         let first = &proposals[0];
         assert_eq!(
@@ -239,7 +244,7 @@ mod tests {
         let a = node("a", "creamy", Some(vec![1.0, 0.0, 0.0]));
         let b = node("b", "so creamy", Some(vec![0.98, 0.05, 0.0]));
         let c = node("c", "cheap", Some(vec![0.0, 1.0, 1.0]));
-        let proposals = propose_slots_offline("attribute", &[&a, &b, &c], &existing);
+        let proposals = propose_slots_offline("attribute", &[&a, &b, &c], &existing, 0.60);
         assert_eq!(proposals[0].slot_name, "creaminess");
         assert_eq!(proposals[0].description, "creaminess things");
         assert_eq!(proposals[0].surface_labels, ["creamy", "so creamy"]);
@@ -252,10 +257,10 @@ mod tests {
         other.node_type = "terminal_value".into();
         let a = node("a", "creamy", Some(vec![1.0, 0.0]));
         let b = node("b", "no vector", None);
-        let proposals = propose_slots_offline("attribute", &[&a, &b], &[other]);
+        let proposals = propose_slots_offline("attribute", &[&a, &b], &[other], 0.60);
         let names: Vec<&str> = proposals.iter().map(|p| p.slot_name.as_str()).collect();
         assert_eq!(names, ["creamy", "no_vector"]);
-        assert!(propose_slots_offline("attribute", &[], &[]).is_empty());
+        assert!(propose_slots_offline("attribute", &[], &[], 0.60).is_empty());
     }
 
     #[test]

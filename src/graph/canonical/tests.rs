@@ -43,6 +43,7 @@ fn proposals_create_merge_and_promote() {
             session_id: "s",
             turn: 1,
             mapped_nodes: &mapped,
+            thresholds: crate::config::Thresholds::default(),
         },
         &mut next,
     );
@@ -70,6 +71,7 @@ fn proposals_create_merge_and_promote() {
             session_id: "s",
             turn: 2,
             mapped_nodes: &mapped,
+            thresholds: crate::config::Thresholds::default(),
         },
         &mut next,
     );
@@ -121,6 +123,7 @@ fn other_types_and_low_similarity_make_new_slots() {
             session_id: "s",
             turn: 2,
             mapped_nodes: &mapped,
+            thresholds: crate::config::Thresholds::default(),
         },
         &mut next,
     );
@@ -139,6 +142,7 @@ fn other_types_and_low_similarity_make_new_slots() {
             session_id: "s",
             turn: 2,
             mapped_nodes: &mapped,
+            thresholds: crate::config::Thresholds::default(),
         },
         &mut next,
     );
@@ -152,6 +156,7 @@ fn other_types_and_low_similarity_make_new_slots() {
             session_id: "s",
             turn: 2,
             mapped_nodes: &already,
+            thresholds: crate::config::Thresholds::default(),
         },
         &mut next,
     );
@@ -225,4 +230,55 @@ fn surface_edges_aggregate_between_slots() {
         (3, 1, 1, 1)
     );
     assert!((st.avg_support - 2.0).abs() < 1e-12);
+}
+
+/// The methodology's canonical thresholds apply: at a similarity threshold of 0.45 the
+/// cosine-0.5 proposal joins the slot, and with `canonical_min_support_nodes: 1` a new slot is
+/// active at once; at 3 two members leave it a candidate.
+#[test]
+fn canonical_thresholds_come_from_the_context() {
+    let mapped = HashSet::new();
+    let existing = CanonicalSlot {
+        id: "slotA".into(),
+        session_id: "s".into(),
+        slot_name: "creaminess".into(),
+        description: String::new(),
+        node_type: "attribute".into(),
+        status: SlotStatus::Candidate,
+        support_count: 1,
+        first_seen_turn: 1,
+        promoted_turn: None,
+        embedding: Some(vec![1.0, 0.0]),
+    };
+    let a = node("a", "froth", "attribute", &[0.5, 0.866]);
+    let nodes = [&a];
+    let batch = ProposalBatch {
+        node_type: "attribute",
+        nodes: &nodes,
+        proposals: &[proposal("froth", "attribute", &["froth"])],
+        embeddings: &[vec![0.5, 0.866]],
+    };
+    let with = |similarity: f32, support: u32, existing: &[CanonicalSlot]| {
+        integrate_proposals(
+            existing,
+            &batch,
+            &SlotContext {
+                session_id: "s",
+                turn: 2,
+                mapped_nodes: &mapped,
+                thresholds: crate::config::Thresholds {
+                    canonical_similarity_threshold: similarity,
+                    canonical_min_support_nodes: support,
+                    ..crate::config::Thresholds::default()
+                },
+            },
+            &mut ids(),
+        )
+    };
+    let joined = with(0.45, 3, std::slice::from_ref(&existing));
+    assert!(joined.slots_created.is_empty());
+    assert_eq!(joined.slots_updated[0].support_count, 2);
+    assert_eq!(joined.slots_updated[0].status, SlotStatus::Candidate);
+    let promoted_alone = with(0.60, 1, &[]);
+    assert_eq!(promoted_alone.slots_created[0].status, SlotStatus::Active);
 }

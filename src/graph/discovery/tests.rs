@@ -32,6 +32,7 @@ fn run(
         session_id: "s",
         turn,
         mapped_nodes: &mapped,
+        thresholds: crate::config::Thresholds::default(),
     };
     let mut n = 0;
     let mut ids = || {

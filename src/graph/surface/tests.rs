@@ -404,3 +404,47 @@ fn a_label_naming_two_types_resolves_edges_to_the_permitted_pair() {
         ]
     );
 }
+
+/// The methodology's `thresholds.surface_similarity_threshold` moves the merge point: at 0.90
+/// the pair that merges at the seed's 0.80 (cosine ≈ 0.825) stays two nodes, and at 0.70 the
+/// pair at ≈ 0.765 merges.
+#[test]
+fn the_surface_threshold_comes_from_the_methodology() {
+    let merged = |threshold: f32, angle: f32| {
+        let mut m = mec();
+        m.thresholds.surface_similarity_threshold = threshold;
+        let mut next = ids();
+        let utterance = "u1".to_owned();
+        let first = [concept("creamy texture", "attribute")];
+        let t1 = apply_extraction(
+            &[],
+            &[],
+            &m,
+            TurnExtraction {
+                concepts: &first,
+                embeddings: &[v(0.0)],
+                relationships: &[],
+            },
+            &origin(1, &utterance),
+            &mut next,
+        );
+        let second = [concept("smooth mouthfeel", "attribute")];
+        let t2 = apply_extraction(
+            &t1.new_nodes,
+            &[],
+            &m,
+            TurnExtraction {
+                concepts: &second,
+                embeddings: &[v(angle)],
+                relationships: &[],
+            },
+            &origin(2, &utterance),
+            &mut next,
+        );
+        matches!(t2.resolutions[0], Resolution::Semantic { .. })
+    };
+    assert!(merged(0.80, 0.6));
+    assert!(!merged(0.90, 0.6));
+    assert!(!merged(0.80, 0.7));
+    assert!(merged(0.70, 0.7));
+}

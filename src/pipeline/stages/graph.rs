@@ -116,7 +116,15 @@ impl Interview {
             groups
                 .iter()
                 .flat_map(|(node_type, nodes)| {
-                    propose_slots_offline(node_type, nodes, &self.world.slots)
+                    propose_slots_offline(
+                        node_type,
+                        nodes,
+                        &self.world.slots,
+                        self.spec
+                            .methodology
+                            .thresholds
+                            .canonical_similarity_threshold,
+                    )
                 })
                 .collect()
         } else {
@@ -153,6 +161,7 @@ impl Interview {
             session_id: &self.world.session_id,
             turn,
             mapped_nodes: &mapped,
+            thresholds: self.spec.methodology.thresholds,
         };
         let mut slot_ids = IdMinter::new(&self.world.session_id, turn, "slot");
         let mut new_id = || slot_ids.mint();

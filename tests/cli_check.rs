@@ -9,6 +9,8 @@
 
 use std::process::Command;
 
+use crate::common;
+
 fn check(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_interviewer"))
         .arg("check")
@@ -115,4 +117,33 @@ fn a_seed_schema_methodology_from_elsewhere_loads_unchanged() {
 fn missing_path_is_a_usage_error() {
     let (code, _) = check(&["tests/fixtures/nope.yaml"]);
     assert_eq!(code, 2);
+}
+
+/// The ids the seeds and the original system use resolve to shipped files: concepts
+/// `oat_milk_v2`, `coffee_jtbd_v2`, `headphones_mec`, and the nine personas they name.
+#[test]
+fn the_seeds_and_the_originals_ids_resolve() {
+    let dir = common::config();
+    for (id, expected) in [
+        ("oat_milk_v2", "oat_milk"),
+        ("coffee_jtbd_v2", "coffee_jtbd"),
+        ("headphones_mec", "headphones"),
+    ] {
+        assert_eq!(dir.concept(id).unwrap().id, expected, "{id}");
+    }
+    for (id, expected) in [
+        ("skeptical_analyst", "skeptical"),
+        ("baseline_cooperative", "cooperative"),
+        ("brief_responder", "brief"),
+        ("fatiguing_responder", "fatiguing"),
+        ("uncertain_hedger", "hedging"),
+        ("verbose_tangential", "verbose_tangential"),
+        ("emotionally_reactive", "emotionally_reactive"),
+        ("retrospective_rationalizer", "retrospective_rationalizer"),
+        ("single_topic_fixator", "single_topic_fixator"),
+    ] {
+        assert_eq!(dir.persona(id).unwrap().id, expected, "{id}");
+    }
+    let missing = dir.persona("no_such_persona").unwrap_err().to_string();
+    assert!(missing.contains("no_such_persona"), "{missing}");
 }

@@ -116,9 +116,13 @@ impl Phase {
     /// Seed 001 "Meta Signals": `early_max = max(2, round(max_turns × 0.10))` and
     /// `mid_max = max_turns − 2`, so the final two turns are late. Python's `round` rounds
     /// halves to even, and so do we, so 25 turns give `early_max = 2` as in the original.
+    ///
+    /// Short interviews keep a mid phase (the seeds are silent; the original guards it): from
+    /// 3 turns on, early and late give way so each phase has a turn, 3 turns being early, mid,
+    /// late and 4 turns early, early, mid, late. From 5 turns on this is the seed's formula
+    /// unchanged; 1 and 2 turns are early.
     pub fn for_turn(turn_number: u32, max_turns: u32) -> Self {
-        let early_max = (f64::from(max_turns) * 0.10).round_ties_even().max(2.0);
-        let mid_max = f64::from(max_turns) - 2.0;
+        let (early_max, mid_max) = Self::boundaries(max_turns);
         let turn = f64::from(turn_number);
         if turn <= early_max {
             Self::Early
@@ -128,7 +132,45 @@ impl Phase {
             Self::Late
         }
     }
+
+    /// `(early_max, mid_max)` for an interview of `max_turns` turns, as [`Phase::for_turn`]
+    /// applies them.
+    fn boundaries(max_turns: u32) -> (f64, f64) {
+        let n = f64::from(max_turns);
+        let early_max = (n * 0.10).round_ties_even().max(2.0);
+        if max_turns < 3 {
+            return (early_max, n - 2.0);
+        }
+        let early_max = early_max.min(n - 2.0);
+        let late_turns = (n - early_max - 1.0).min(2.0);
+        (early_max, n - late_turns)
+    }
+
+    /// Why `turn_number` is in its phase (`meta.interview.phase_reason`): one of
+    /// [`PHASE_REASONS`]. `short_interview` when the interview is short enough (3 or 4 turns)
+    /// that the boundaries gave way so every phase keeps a turn.
+    pub fn reason(turn_number: u32, max_turns: u32) -> &'static str {
+        let [early, mid, late, short] = PHASE_REASONS;
+        if (3..5).contains(&max_turns) {
+            return short;
+        }
+        match Self::for_turn(turn_number, max_turns) {
+            Self::Early => early,
+            Self::Mid => mid,
+            Self::Late => late,
+        }
+    }
 }
+
+/// The values of `meta.interview.phase_reason`: within the first ~10 % of turns (at least
+/// two), between early and the final two turns, one of the final two turns, or a short
+/// interview's adjusted boundaries.
+pub const PHASE_REASONS: [&str; 4] = [
+    "early_window",
+    "mid_window",
+    "final_two_turns",
+    "short_interview",
+];
 
 impl fmt::Display for Phase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -373,6 +415,18 @@ mod tests {
         use Phase::{Early as E, Late as L, Mid as M};
         let phases: Vec<Phase> = (1..=10).map(|t| Phase::for_turn(t, 10)).collect();
         assert_eq!(phases, vec![E, E, M, M, M, M, M, M, L, L]);
+    }
+
+    #[test]
+    fn short_interviews_keep_a_mid_phase() {
+        use Phase::{Early as E, Late as L, Mid as M};
+        let phases = |n: u32| (1..=n).map(|t| Phase::for_turn(t, n)).collect::<Vec<_>>();
+        assert_eq!(phases(1), vec![E]);
+        assert_eq!(phases(2), vec![E, E]);
+        assert_eq!(phases(3), vec![E, M, L]);
+        assert_eq!(phases(4), vec![E, E, M, L]);
+        assert_eq!(phases(5), vec![E, E, M, L, L]);
+        assert_eq!(phases(6), vec![E, E, M, M, L, L]);
     }
 
     #[test]

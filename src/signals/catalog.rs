@@ -46,6 +46,8 @@ pub const LEVEL_VALUES: &[&str] = &["none", "low", "medium", "high"];
 pub const TREND_VALUES: &[&str] = &["deepening", "stable", "shallowing", "fatigued"];
 pub const PHASE_VALUES: &[&str] = &["early", "mid", "late"];
 pub const OPPORTUNITY_VALUES: &[&str] = &["exhausted", "probe_deeper", "fresh"];
+pub const PHASE_REASON_VALUES: &[&str] = &crate::domain::PHASE_REASONS;
+pub const CANONICAL_NOVELTY_VALUES: &[&str] = &["new", "confirming"];
 
 const COUNT: Kind = Kind::Number { unit: false };
 const UNIT: Kind = Kind::Number { unit: true };
@@ -202,8 +204,8 @@ pub const SIGNALS: &[SignalSpec] = &[
         "temporal.turns_since_strategy_change",
         "temporal.turns_since_strategy_change",
         G,
-        COUNT,
-        "turns the latest strategy has run in a row"
+        UNIT,
+        "turns the latest strategy has run in a row ÷ 5 (0 before turn 2)"
     ),
     spec!(
         "meta.interview.phase",
@@ -214,6 +216,30 @@ pub const SIGNALS: &[SignalSpec] = &[
             ordinal: true
         },
         "early / mid / late"
+    ),
+    spec!(
+        "meta.interview.phase_reason",
+        "meta.interview.phase_reason",
+        G,
+        Kind::Category {
+            values: PHASE_REASON_VALUES,
+            ordinal: false
+        },
+        "which boundary put the turn in its phase"
+    ),
+    spec!(
+        "meta.interview.is_late_stage",
+        "meta.interview.is_late_stage",
+        G,
+        Kind::Bool,
+        "the turn is in the late phase"
+    ),
+    spec!(
+        "meta.interview_progress",
+        "meta.interview_progress",
+        G,
+        UNIT,
+        "turn ÷ max turns"
     ),
     spec!(
         "meta.conversation.saturation",
@@ -294,6 +320,30 @@ pub const SIGNALS: &[SignalSpec] = &[
         N,
         Kind::Bool,
         "node has an outgoing edge"
+    ),
+    spec!(
+        "graph.node.focus_count",
+        "graph.node.focus_count",
+        N,
+        COUNT,
+        "turns the node has been the focus"
+    ),
+    spec!(
+        "graph.node.novelty",
+        "graph.node.novelty",
+        N,
+        UNIT,
+        "1 in the turn the node appeared, falling to 0 five turns later"
+    ),
+    spec!(
+        "graph.node.canonical_novelty",
+        "graph.node.canonical_novelty",
+        N,
+        Kind::Category {
+            values: CANONICAL_NOVELTY_VALUES,
+            ordinal: false
+        },
+        "slot first seen this turn (new) or earlier (confirming)"
     ),
     spec!(
         "meta.node.opportunity",

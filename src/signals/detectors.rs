@@ -78,24 +78,28 @@ fn graph_detectors() -> Vec<Detector> {
                 o.set("graph.canonical_edge_density", density);
             }
         }),
-        detector!("graph.canonical_exhaustion_score", [], |i, o| {
-            // With slots enabled the tracker is keyed by slot, so this is the mean exhaustion of
-            // canonical concepts.
-            if i.canonical.is_some() {
-                let states: Vec<f64> = i
-                    .tracker
-                    .states
-                    .values()
-                    .map(node::exhaustion_score)
-                    .collect();
-                let mean = if states.is_empty() {
-                    0.0
-                } else {
-                    states.iter().sum::<f64>() / states.len() as f64
-                };
-                o.set("graph.canonical_exhaustion_score", mean);
+        detector!(
+            "graph.canonical_exhaustion_score",
+            ["llm.response_depth"],
+            |i, o| {
+                // With slots enabled the tracker is keyed by slot, so this is the mean exhaustion of
+                // canonical concepts.
+                if i.canonical.is_some() {
+                    let states: Vec<f64> = i
+                        .tracker
+                        .states
+                        .values()
+                        .map(node::exhaustion_score)
+                        .collect();
+                    let mean = if states.is_empty() {
+                        0.0
+                    } else {
+                        states.iter().sum::<f64>() / states.len() as f64
+                    };
+                    o.set("graph.canonical_exhaustion_score", mean);
+                }
             }
-        }),
+        ),
     ]
 }
 
@@ -146,6 +150,16 @@ pub fn strategy_repetition(history: &[String]) -> f64 {
     window.filter(|s| *s == last).count() as f64 / 5.0
 }
 
+/// `temporal.turns_since_strategy_change` in [0, 1] (the seeds name it only; this is the
+/// original system's form): the latest strategy's run length over 5, the history's length,
+/// and 0 before there are two turns to compare.
+pub fn turns_since_strategy_change(history: &[String]) -> f64 {
+    if history.len() < 2 {
+        return 0.0;
+    }
+    (f64::from(run_length(history)) / 5.0).min(1.0)
+}
+
 /// How many turns in a row the latest strategy has run.
 pub fn run_length(history: &[String]) -> u32 {
     let Some(last) = history.last() else { return 0 };
@@ -163,13 +177,31 @@ fn temporal_and_meta_detectors() -> Vec<Detector> {
         detector!("temporal.turns_since_strategy_change", [], |i, o| {
             o.set(
                 "temporal.turns_since_strategy_change",
-                run_length(i.strategy_history),
+                turns_since_strategy_change(i.strategy_history),
             );
         }),
         detector!("meta.interview.phase", [], |i, o| {
             o.set(
                 "meta.interview.phase",
                 SignalValue::category(Phase::for_turn(i.turn_number, i.max_turns).as_str()),
+            );
+        }),
+        detector!("meta.interview.phase_reason", [], |i, o| {
+            o.set(
+                "meta.interview.phase_reason",
+                SignalValue::category(Phase::reason(i.turn_number, i.max_turns)),
+            );
+        }),
+        detector!("meta.interview.is_late_stage", [], |i, o| {
+            o.set(
+                "meta.interview.is_late_stage",
+                Phase::for_turn(i.turn_number, i.max_turns) == Phase::Late,
+            );
+        }),
+        detector!("meta.interview_progress", [], |i, o| {
+            o.set(
+                "meta.interview_progress",
+                (f64::from(i.turn_number) / f64::from(i.max_turns.max(1))).min(1.0),
             );
         }),
         detector!(
@@ -207,20 +239,22 @@ fn temporal_and_meta_detectors() -> Vec<Detector> {
     ]
 }
 
+/// Exhaustion reads the share of shallow answers the tracker recorded from `llm.response_depth`,
+/// so its detectors depend on that one: a methodology weighing exhaustion gets the rubric asked.
 fn node_detectors() -> Vec<Detector> {
     vec![
-        detector!("graph.node.exhausted", [], |i, o| per_node(
-            i,
-            o,
-            "graph.node.exhausted",
-            |s| node::is_exhausted(s).into()
-        )),
-        detector!("graph.node.exhaustion_score", [], |i, o| per_node(
-            i,
-            o,
+        detector!("graph.node.exhausted", ["llm.response_depth"], |i, o| {
+            per_node(i, o, "graph.node.exhausted", |s| {
+                node::is_exhausted(s).into()
+            })
+        }),
+        detector!(
             "graph.node.exhaustion_score",
-            |s| node::exhaustion_score(s).into()
-        )),
+            ["llm.response_depth"],
+            |i, o| per_node(i, o, "graph.node.exhaustion_score", |s| {
+                node::exhaustion_score(s).into()
+            })
+        ),
         detector!("graph.node.yield_stagnation", [], |i, o| per_node(
             i,
             o,
@@ -264,6 +298,30 @@ fn node_detectors() -> Vec<Detector> {
             "graph.node.has_outgoing",
             |s| (s.edge_count_outgoing > 0).into()
         )),
+        detector!("graph.node.focus_count", [], |i, o| per_node(
+            i,
+            o,
+            "graph.node.focus_count",
+            |s| s.focus_count.into()
+        )),
+        detector!("graph.node.novelty", [], |i, o| {
+            per_node(i, o, "graph.node.novelty", |s| {
+                node::novelty(s, i.turn_number).into()
+            });
+        }),
+        detector!("graph.node.canonical_novelty", [], |i, o| {
+            // With slots on, nodes are tracked per slot, so a tracked key's first turn is its
+            // slot's; without slots there is no canonical novelty to report.
+            if i.canonical.is_some() {
+                per_node(i, o, "graph.node.canonical_novelty", |s| {
+                    SignalValue::category(if s.created_at_turn >= i.turn_number {
+                        "new"
+                    } else {
+                        "confirming"
+                    })
+                });
+            }
+        }),
         detector!(
             "meta.node.opportunity",
             [
@@ -276,7 +334,7 @@ fn node_detectors() -> Vec<Detector> {
                     Some(SignalValue::Category(c)) => Some(c.clone()),
                     _ => None,
                 };
-                for (key, _) in tracked(i) {
+                for (key, state) in tracked(i) {
                     let exhausted = matches!(
                         o.node(key, "graph.node.exhausted"),
                         Some(SignalValue::Bool(true))
@@ -292,6 +350,9 @@ fn node_detectors() -> Vec<Detector> {
                             exhausted,
                             &streak,
                             depth.as_deref(),
+                            // Stage 4 sets a node's yield counter to 0 when this answer
+                            // added to it; detection runs before the counters tick.
+                            state.turns_since_last_yield == 0,
                         )),
                     );
                 }
@@ -299,7 +360,7 @@ fn node_detectors() -> Vec<Detector> {
         ),
         detector!("technique.node.strategy_repetition", [], |i, o| {
             per_node(i, o, "technique.node.strategy_repetition", |s| {
-                SignalValue::category(node::level(s.consecutive_same_strategy))
+                SignalValue::category(node::repetition_level(s.consecutive_same_strategy))
             });
         }),
     ]

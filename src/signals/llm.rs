@@ -108,36 +108,40 @@ fn parse_entry(name: &str, entry: &serde_json::Value) -> Result<RubricScore, Con
     })
 }
 
-/// Direction of answer depth over the session, from the depth history (oldest first).
-///
-/// With fewer than three answers the trend is `stable`. `fatigued` when the last three answers
-/// are all surface or shallow after earlier answers that averaged at least moderate; otherwise
-/// the mean rank of the last three is compared with the three before: a rise of 0.5 or more is
-/// `deepening`, a fall of 0.5 or more `shallowing`.
+/// Answers the trend looks at: the latest six (the original system's window; the seeds give
+/// only the four values).
+const TREND_WINDOW: usize = 6;
+/// Fewer answers than this in the window read as `stable`.
+const TREND_MIN_ANSWERS: usize = 4;
+/// Surface or shallow answers in the window that make the respondent `fatigued`.
+const FATIGUED_SHALLOW_ANSWERS: usize = 4;
+
+/// Direction of answer depth over the session, from the depth history (oldest first), as the
+/// original system computes it: over the latest six answers, fewer than four is `stable`; four
+/// or more surface or shallow answers is `fatigued`; otherwise the mean depth rank of the newer
+/// half against the older half: a rise of 0.5 or more is `deepening`, a fall of 0.5 or more
+/// `shallowing`.
 pub fn response_trend(history: &[ResponseDepth]) -> &'static str {
     let [deepening, stable, shallowing, fatigued] =
         [0, 1, 2, 3].map(|i| TREND_VALUES.get(i).copied().unwrap_or("stable"));
-    if history.len() < 3 {
+    let window = history
+        .get(history.len().saturating_sub(TREND_WINDOW)..)
+        .unwrap_or(history);
+    if window.len() < TREND_MIN_ANSWERS {
         return stable;
     }
-    let split = history.len() - 3;
-    let (earlier, last) = history.split_at(split);
+    let shallow = window
+        .iter()
+        .filter(|d| **d <= ResponseDepth::Shallow)
+        .count();
+    if shallow >= FATIGUED_SHALLOW_ANSWERS {
+        return fatigued;
+    }
+    let (older, newer) = window.split_at(window.len() / 2);
     let mean = |xs: &[ResponseDepth]| {
         xs.iter().map(|d| f64::from(d.rank())).sum::<f64>() / xs.len().max(1) as f64
     };
-    let last_mean = mean(last);
-    let all_low = last.iter().all(|d| *d <= ResponseDepth::Shallow);
-    if all_low && !earlier.is_empty() && mean(earlier) >= f64::from(ResponseDepth::Moderate.rank())
-    {
-        return fatigued;
-    }
-    if earlier.is_empty() {
-        return stable;
-    }
-    let prev = earlier
-        .get(earlier.len().saturating_sub(3)..)
-        .unwrap_or(earlier);
-    let delta = last_mean - mean(prev);
+    let delta = mean(newer) - mean(older);
     if delta >= 0.5 {
         deepening
     } else if delta <= -0.5 {
@@ -208,14 +212,18 @@ mod tests {
 
     #[test]
     fn trend_cases() {
-        assert_eq!(response_trend(&[S, D]), "stable");
+        assert_eq!(response_trend(&[S, D, D]), "stable", "too few answers");
         assert_eq!(response_trend(&[S, S, Sh, M, D, D]), "deepening");
         assert_eq!(response_trend(&[D, D, M, Sh, M, Sh]), "shallowing");
-        assert_eq!(response_trend(&[D, M, D, S, Sh, S]), "fatigued");
+        assert_eq!(response_trend(&[D, M, D, S, Sh, S]), "shallowing");
+        assert_eq!(response_trend(&[D, M, S, S, Sh, S]), "fatigued");
+        // Only the latest six count: eight deep answers before do not hide the fatigue.
+        let long = [[D; 8].as_slice(), &[M, M, S, Sh, S, S]].concat();
+        assert_eq!(response_trend(&long), "fatigued");
         assert_eq!(
             response_trend(&[S, S, Sh, S, S, Sh]),
-            "stable",
-            "brief from the start is not fatigue"
+            "fatigued",
+            "four or more brief answers are fatigue, from the start too (the original's rule)"
         );
     }
 }

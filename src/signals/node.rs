@@ -51,6 +51,16 @@ pub fn level(count: u32) -> &'static str {
     }
 }
 
+/// Turns over which a node's novelty falls from 1 to 0.
+pub const NOVELTY_TURNS: f64 = 5.0;
+
+/// `graph.node.novelty` (not in the seeds; the original system's form): 1.0 in the turn the
+/// node appeared, falling linearly to 0.0 five turns later.
+pub fn novelty(s: &NodeState, turn: u32) -> f64 {
+    let age = f64::from(turn.saturating_sub(s.created_at_turn));
+    (1.0 - age / NOVELTY_TURNS).max(0.0)
+}
+
 /// 1.0 when focused this turn, falling linearly to 0.0 at 20 turns; 0.0 if never focused.
 pub fn recency_score(s: &NodeState) -> f64 {
     if s.last_focus_turn.is_none() {
@@ -59,17 +69,33 @@ pub fn recency_score(s: &NodeState) -> f64 {
     (1.0 - f64::from(s.turns_since_last_focus) / RECENCY_WINDOW).max(0.0)
 }
 
+/// `technique.node.strategy_repetition` bins (the seeds name only the values; these are the
+/// original system's): none (0), low (1–2), medium (3–4), high (5+).
+pub fn repetition_level(count: u32) -> &'static str {
+    match count {
+        0 => "none",
+        1 | 2 => "low",
+        3 | 4 => "medium",
+        _ => "high",
+    }
+}
+
 /// `meta.node.opportunity` from the three signals the seed names: exhausted nodes say so;
-/// a node held in focus (streak medium or high) while the answer was deep still has material
-/// the extraction has not captured (`probe_deeper`); everything else is fresh.
+/// a node held in focus (streak medium or high) whose answer was deep but yielded nothing
+/// still has material the extraction has not captured (`probe_deeper`, seed 001: "Deep
+/// responses but no yield"); everything else is fresh.
 pub fn opportunity(
     exhausted: bool,
     focus_streak: &str,
     response_depth: Option<&str>,
+    yielded_this_turn: bool,
 ) -> &'static str {
     if exhausted {
         "exhausted"
-    } else if matches!(focus_streak, "medium" | "high") && response_depth == Some("deep") {
+    } else if matches!(focus_streak, "medium" | "high")
+        && response_depth == Some("deep")
+        && !yielded_this_turn
+    {
         "probe_deeper"
     } else {
         "fresh"
@@ -170,10 +196,24 @@ mod tests {
 
     #[test]
     fn opportunity_rules() {
-        assert_eq!(opportunity(true, "high", Some("deep")), "exhausted");
-        assert_eq!(opportunity(false, "medium", Some("deep")), "probe_deeper");
-        assert_eq!(opportunity(false, "low", Some("deep")), "fresh");
-        assert_eq!(opportunity(false, "high", Some("shallow")), "fresh");
-        assert_eq!(opportunity(false, "high", None), "fresh");
+        assert_eq!(opportunity(true, "high", Some("deep"), false), "exhausted");
+        assert_eq!(
+            opportunity(false, "medium", Some("deep"), false),
+            "probe_deeper"
+        );
+        // A deep answer that yielded concepts was captured: nothing left to probe.
+        assert_eq!(opportunity(false, "medium", Some("deep"), true), "fresh");
+        assert_eq!(opportunity(false, "low", Some("deep"), false), "fresh");
+        assert_eq!(opportunity(false, "high", Some("shallow"), false), "fresh");
+        assert_eq!(opportunity(false, "high", None, false), "fresh");
+    }
+
+    #[test]
+    fn strategy_repetition_bins_are_the_original_systems() {
+        let bins: Vec<&str> = (0..=6).map(repetition_level).collect();
+        assert_eq!(
+            bins,
+            ["none", "low", "low", "medium", "medium", "high", "high"]
+        );
     }
 }

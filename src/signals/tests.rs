@@ -150,7 +150,20 @@ fn every_signal_is_detected_with_its_formula() {
         0.6,
         "3 of the last 5 (4 known) are deepen"
     );
-    assert_eq!(n(g("temporal.turns_since_strategy_change")), 2.0);
+    assert_eq!(
+        n(g("temporal.turns_since_strategy_change")),
+        0.4,
+        "a run of 2 ÷ 5"
+    );
+    assert_eq!(
+        g("meta.interview.phase_reason"),
+        Some(&SignalValue::category("mid_window"))
+    );
+    assert_eq!(
+        g("meta.interview.is_late_stage"),
+        Some(&SignalValue::Bool(false))
+    );
+    assert_eq!(n(g("meta.interview_progress")), 0.3);
     assert_eq!(
         g("meta.interview.phase"),
         Some(&SignalValue::category("mid"))
@@ -186,7 +199,22 @@ fn every_signal_is_detected_with_its_formula() {
     );
     assert_eq!(
         a("technique.node.strategy_repetition"),
-        Some(&SignalValue::category("medium"))
+        Some(&SignalValue::category("low")),
+        "2 in a row is low in the original's bins (1–2)"
+    );
+    assert_eq!(n(a("graph.node.focus_count")), 2.0);
+    let created = t.get("A").unwrap().created_at_turn;
+    assert_eq!(
+        n(a("graph.node.novelty")),
+        (1.0 - f64::from(3 - created) / 5.0).max(0.0)
+    );
+    assert_eq!(
+        a("graph.node.canonical_novelty"),
+        Some(&SignalValue::category(if created >= 3 {
+            "new"
+        } else {
+            "confirming"
+        }))
     );
     let c = |k: &str| d.node("C", k);
     assert_eq!(c("graph.node.is_orphan"), Some(&SignalValue::Bool(true)));
@@ -260,4 +288,17 @@ fn a_plan_runs_only_what_the_methodology_needs() {
         "deep answer, streak 2"
     );
     assert!(!d.global.contains_key("graph.node_count"));
+}
+
+/// `temporal.turns_since_strategy_change` is the run length over 5, in [0, 1], and 0 before a
+/// change could have happened.
+#[test]
+fn turns_since_strategy_change_is_a_unit_share_of_five() {
+    use super::detectors::turns_since_strategy_change as t;
+    let h = |xs: &[&str]| xs.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    assert_eq!(t(&h(&[])), 0.0);
+    assert_eq!(t(&h(&["a"])), 0.0);
+    assert_eq!(t(&h(&["a", "b"])), 0.2);
+    assert_eq!(t(&h(&["a", "b", "b"])), 0.4);
+    assert_eq!(t(&h(&["b"; 7])), 1.0);
 }

@@ -27,6 +27,7 @@ mod fuzz_contracts;
 mod fuzz_loaders;
 mod graph_minilm;
 mod layering;
+mod new_methodologies;
 mod pipeline;
 mod providers_http;
 mod simulate;

@@ -30,6 +30,7 @@ pub fn all() -> Vec<Detector> {
     d.extend(llm_detectors());
     d.extend(temporal_and_meta_detectors());
     d.extend(node_detectors());
+    d.extend(node_history_detectors());
     d
 }
 
@@ -246,7 +247,7 @@ fn node_detectors() -> Vec<Detector> {
         detector!("graph.node.exhausted", ["llm.response_depth"], |i, o| {
             per_node(i, o, "graph.node.exhausted", |s| {
                 node::is_exhausted(s).into()
-            })
+            });
         }),
         detector!(
             "graph.node.exhaustion_score",
@@ -298,30 +299,6 @@ fn node_detectors() -> Vec<Detector> {
             "graph.node.has_outgoing",
             |s| (s.edge_count_outgoing > 0).into()
         )),
-        detector!("graph.node.focus_count", [], |i, o| per_node(
-            i,
-            o,
-            "graph.node.focus_count",
-            |s| s.focus_count.into()
-        )),
-        detector!("graph.node.novelty", [], |i, o| {
-            per_node(i, o, "graph.node.novelty", |s| {
-                node::novelty(s, i.turn_number).into()
-            });
-        }),
-        detector!("graph.node.canonical_novelty", [], |i, o| {
-            // With slots on, nodes are tracked per slot, so a tracked key's first turn is its
-            // slot's; without slots there is no canonical novelty to report.
-            if i.canonical.is_some() {
-                per_node(i, o, "graph.node.canonical_novelty", |s| {
-                    SignalValue::category(if s.created_at_turn >= i.turn_number {
-                        "new"
-                    } else {
-                        "confirming"
-                    })
-                });
-            }
-        }),
         detector!(
             "meta.node.opportunity",
             [
@@ -362,6 +339,36 @@ fn node_detectors() -> Vec<Detector> {
             per_node(i, o, "technique.node.strategy_repetition", |s| {
                 SignalValue::category(node::repetition_level(s.consecutive_same_strategy))
             });
+        }),
+    ]
+}
+
+/// Node signals from the tracker's history of each node: focus count and age.
+fn node_history_detectors() -> Vec<Detector> {
+    vec![
+        detector!("graph.node.focus_count", [], |i, o| per_node(
+            i,
+            o,
+            "graph.node.focus_count",
+            |s| s.focus_count.into()
+        )),
+        detector!("graph.node.novelty", [], |i, o| {
+            per_node(i, o, "graph.node.novelty", |s| {
+                node::novelty(s, i.turn_number).into()
+            });
+        }),
+        detector!("graph.node.canonical_novelty", [], |i, o| {
+            // With slots on, nodes are tracked per slot, so a tracked key's first turn is its
+            // slot's; without slots there is no canonical novelty to report.
+            if i.canonical.is_some() {
+                per_node(i, o, "graph.node.canonical_novelty", |s| {
+                    SignalValue::category(if s.created_at_turn >= i.turn_number {
+                        "new"
+                    } else {
+                        "confirming"
+                    })
+                });
+            }
         }),
     ]
 }

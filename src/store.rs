@@ -42,7 +42,8 @@ pub use ops::StoreOps;
 pub use schema::SCHEMA_VERSION;
 pub use scoring::{Checkpoint, ScoringRecord};
 pub use sessions::{
-    NewSession, SIMULATION_ID_PREFIX, SessionRecord, SessionStatus, SessionSummary, short_ids,
+    NewSession, SIMULATION_ID_PREFIX, SessionRecord, SessionStatus, SessionSummary, TurnFailure,
+    short_ids, status_word,
 };
 pub use usage::{LlmUsage, LlmUsageRecord, UsageTotals};
 pub use utterances::{Speaker, Utterance};

@@ -1024,3 +1024,71 @@ async fn the_methodology_signals_section_decides_what_is_computed_and_asked() {
         );
     }
 }
+
+/// Seed 004's ERROR state: a turn that fails in a stage leaves the session `failed` with the
+/// stage, message and time, for `sessions`, the start screen and `resume` to show; reopening
+/// says so, and the successful retry clears it.
+#[tokio::test]
+async fn a_failed_turn_is_stored_as_failed_until_a_retry_succeeds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let bad = r#"{"concepts": [{"label": "oat", "node_type": "flavour", "confidence": 1, "stance": 0, "source_quote": ""}], "relationships": []}"#;
+    let script = script_with_bad_first_reply(tmp.path(), "extraction", bad);
+    // One provider for both opens: its replies (bad, then good) go on where they were.
+    let services = common::services_with(&script);
+    let (tx, _rx) = unbounded_channel();
+    let events = EventSink::new(tx);
+    {
+        let mut interview = Interview::create(
+            Store::open(&db).unwrap(),
+            common::spec(11),
+            services.clone(),
+            Some("err".to_owned()),
+        )
+        .unwrap();
+        interview.opening(&events).await.unwrap();
+        let error = interview
+            .answer(&common::answers()[0], &events)
+            .await
+            .unwrap_err();
+        assert_eq!(error.stage, Stage::Extraction);
+    }
+    let store = Store::open(&db).unwrap();
+    let listed = store.list_sessions().unwrap();
+    assert_eq!(listed[0].status_word(), "failed");
+    let failure = store.get_session("err").unwrap().unwrap().failure.unwrap();
+    assert_eq!((failure.turn, failure.stage.as_str()), (1, "3 extraction"));
+    assert!(
+        failure.message.contains("concepts[0].node_type"),
+        "{failure:?}"
+    );
+    assert!(!failure.at.is_empty());
+    assert!(
+        failure
+            .describe()
+            .starts_with("failed at stage 3 extraction in turn 1: ")
+            && failure.describe().ends_with("— resume retries"),
+        "{}",
+        failure.describe()
+    );
+    drop(store);
+
+    let mut interview =
+        Interview::open(Store::open(&db).unwrap(), "err", common::spec(11), services).unwrap();
+    assert!(
+        interview
+            .load_warnings()
+            .iter()
+            .any(|w| w.contains("failed at stage 3 extraction")),
+        "{:?}",
+        interview.load_warnings()
+    );
+    // The scripted provider's second extraction reply is the good one.
+    interview.resume(&events).await.unwrap();
+    let record = interview.store().get_session("err").unwrap().unwrap();
+    assert_eq!(record.failure, None);
+    assert_eq!(
+        interview.store().list_sessions().unwrap()[0].status_word(),
+        "active"
+    );
+}

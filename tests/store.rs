@@ -191,6 +191,40 @@ fn migrates_an_empty_file_to_the_latest_version() {
     );
 }
 
+/// Version 2 adds `sessions.failure` (seed 004's ERROR state). A database written before it
+/// (version 1: no column) is upgraded in place on open, keeps its sessions, and records and
+/// clears failures like a new one.
+#[test]
+fn a_version_1_database_gains_the_failure_column_in_place() {
+    let (dir, store) = temp_store();
+    create(&store, "old");
+    drop(store);
+    let path = dir.path().join("interviewer.db");
+    {
+        let conn = raw(&path);
+        conn.execute_batch("ALTER TABLE sessions DROP COLUMN failure; PRAGMA user_version = 1;")
+            .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    let old = store.get_session("old").unwrap().unwrap();
+    assert_eq!(old.failure, None);
+    let failure = interviewer::store::TurnFailure {
+        turn: 1,
+        stage: "3 extraction".into(),
+        message: "extraction call failed".into(),
+        at: "2026-01-01T00:00:00Z".into(),
+    };
+    store.set_session_failure("old", Some(&failure)).unwrap();
+    assert_eq!(store.list_sessions().unwrap()[0].status_word(), "failed");
+    store
+        .update_session_state("old", &state(1), &serde_json::json!({}))
+        .unwrap();
+    let cleared = store.get_session("old").unwrap().unwrap();
+    assert_eq!((cleared.failure, cleared.state.turn_count), (None, 1));
+    assert_eq!(store.list_sessions().unwrap()[0].status_word(), "active");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_new_database_file_is_private() {

@@ -91,9 +91,15 @@ fn list(db: &Path, out: &mut dyn Write) -> Result<(), CliError> {
             s.concept,
             s.methodology,
             s.turns,
-            s.status.as_str(),
+            s.status_word(),
             s.updated_at
         ));
+        if let Some(failure) = &s.failure {
+            text.push_str(&format!(
+                "  {}\n",
+                crate::tui::sanitize_line(&failure.describe())
+            ));
+        }
     }
     emit(out, &text)
 }
@@ -184,9 +190,13 @@ fn show(db: &Path, typed: &str, out: &mut dyn Write) -> Result<(), CliError> {
 /// The text of `sessions show`.
 fn summary(data: &SessionData) -> String {
     let s = &data.session;
-    let status = match &s.termination_reason {
-        Some(reason) => format!("{} ({reason})", s.status.as_str()),
-        None => s.status.as_str().to_owned(),
+    let word = crate::store::status_word(s.status, s.failure.as_ref());
+    let status = match (&s.termination_reason, &s.failure) {
+        (Some(reason), _) => format!("{word} ({reason})"),
+        (None, Some(failure)) => {
+            format!("{word}: {}", crate::tui::sanitize_line(&failure.describe()))
+        }
+        (None, None) => word.to_owned(),
     };
     let superseded = data
         .nodes

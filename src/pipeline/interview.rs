@@ -167,8 +167,9 @@ impl Interview {
         &self.spec
     }
 
-    /// What opening the session had to repair, for the researcher (a stored node tracker that
-    /// could not be read was replaced by a fresh one); empty for a session read as stored.
+    /// What the researcher should know on opening the session: its last turn failed (seed
+    /// 004's ERROR state, with stage and message), or a stored node tracker could not be read
+    /// and was replaced by a fresh one; empty for a session read as stored.
     pub fn load_warnings(&self) -> &[String] {
         &self.world.load_warnings
     }
@@ -269,6 +270,14 @@ impl Interview {
 
     /// Asks (or returns the already saved) opening question.
     pub async fn opening(&mut self, events: &EventSink) -> Result<String, TurnError> {
+        let result = self.ask_opening(events).await;
+        if let Err(e) = &result {
+            self.record_failure(e, events);
+        }
+        result
+    }
+
+    async fn ask_opening(&mut self, events: &EventSink) -> Result<String, TurnError> {
         let fail = |error| TurnError {
             turn: 0,
             stage: Stage::QuestionGeneration,
@@ -327,6 +336,7 @@ impl Interview {
                 for row in &usage {
                     tx.insert_llm_usage(row)?;
                 }
+                tx.set_session_failure(&id, None)?;
                 tx.put_checkpoint(&id, 0, OPENING_CHECKPOINT, &envelope)
             })
             .map_err(|e| fail(e.into()))?;
@@ -418,7 +428,39 @@ impl Interview {
                 }
             }),
         );
+        if let Err(e) = &result {
+            self.record_failure(e, events);
+        }
         result
+    }
+
+    /// Seed 004's ERROR state: a turn that failed in a stage is stored with the stage, the
+    /// message and the time, so `sessions`, the start screen and `resume` can say so; the next
+    /// successful turn clears it. A finished session is not a failure, and a failure that
+    /// cannot be stored (the database is what failed) is reported as a warning.
+    fn record_failure(&mut self, e: &TurnError, events: &EventSink) {
+        if matches!(
+            e.error,
+            PipelineError::Finished { .. }
+                | PipelineError::EmptyAnswer
+                | PipelineError::AnswerTooLong { .. }
+        ) {
+            return;
+        }
+        let failure = crate::store::TurnFailure {
+            turn: e.turn,
+            stage: format!("{} {}", e.stage.number(), e.stage.name()),
+            message: e.error.to_string(),
+            at: crate::time::now_rfc3339(),
+        };
+        if let Err(store_error) = self
+            .store
+            .set_session_failure(&self.world.session_id, Some(&failure))
+        {
+            events.emit(Event::Warning {
+                message: format!("the turn's failure could not be recorded: {store_error}"),
+            });
+        }
     }
 
     /// The stages of one turn, in order, each in its own span.

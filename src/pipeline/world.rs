@@ -24,9 +24,9 @@ pub(crate) struct World {
     pub slots: Vec<CanonicalSlot>,
     pub mappings: Vec<SlotMapping>,
     pub canonical_edges: Vec<CanonicalEdge>,
-    /// What the researcher should know about how the session was loaded (a stored node
-    /// tracker that could not be read and was replaced by a fresh one); the driver reports
-    /// each as a warning event when it starts.
+    /// What the researcher should know about how the session was loaded (its last turn
+    /// failed, or a stored node tracker could not be read and was replaced by a fresh one);
+    /// the driver reports each as a warning event when it starts.
     pub load_warnings: Vec<String>,
 }
 
@@ -35,7 +35,11 @@ impl World {
         let record = store
             .get_session(session_id)?
             .ok_or_else(|| PipelineError::NoSession(session_id.to_owned()))?;
-        let mut load_warnings = Vec::new();
+        let mut load_warnings: Vec<String> = record
+            .failure
+            .iter()
+            .map(|f| format!("session {session_id}: the last turn {}", f.describe()))
+            .collect();
         let tracker = match record
             .node_tracker
             .as_deref()

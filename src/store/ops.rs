@@ -68,6 +68,16 @@ pub trait StoreOps: sealed::Connected {
         sessions::finish(conn(self), id, reason)
     }
 
+    /// Records why the session's last turn failed, or clears it with `None` (a successful
+    /// state save clears it too).
+    fn set_session_failure(
+        &self,
+        id: &str,
+        failure: Option<&sessions::TurnFailure>,
+    ) -> Result<(), StoreError> {
+        sessions::set_failure(conn(self), id, failure)
+    }
+
     /// Deletes the session and, by cascade, everything it owns.
     fn delete_session(&self, id: &str) -> Result<(), StoreError> {
         sessions::delete(conn(self), id)

@@ -10,10 +10,15 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::StoreError;
 
 /// The schema version this build writes and the newest it can read.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Ordered migration steps; step `i` takes the file from version `i` to `i + 1`.
-const MIGRATIONS: [&str; 1] = [V1];
+const MIGRATIONS: [&str; 2] = [V1, V2];
+
+/// Version 2: `sessions.failure`, why the session's last turn failed (seed 004's ERROR state:
+/// the stage, message and time), as JSON; NULL for a session whose last turn completed. A
+/// database of version 1 gains the column empty.
+const V2: &str = "ALTER TABLE sessions ADD COLUMN failure TEXT;";
 
 /// Version 1: every table of the architecture's "Storage" section.
 ///

@@ -59,12 +59,46 @@ pub struct SessionRecord {
     pub status: SessionStatus,
     /// Why the interview ended; `None` while active.
     pub termination_reason: Option<String>,
+    /// Why the last turn failed, while it stays failed.
+    pub failure: Option<TurnFailure>,
     pub state: SessionState,
     /// The node tracker's persisted JSON text, unparsed (it may be damaged); `None` until the
     /// first turn saves one.
     pub node_tracker: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+}
+
+/// Why a session's last turn failed (seed 004's ERROR state: the node, message and time); the
+/// next successful turn clears it, and `resume` retries from the failed stage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnFailure {
+    pub turn: u32,
+    /// The stage's number and name, e.g. `3 extraction`.
+    pub stage: String,
+    pub message: String,
+    /// RFC 3339 time of the failure.
+    pub at: String,
+}
+
+impl TurnFailure {
+    /// `failed at stage 3 extraction in turn 2: … — resume retries`, as `sessions`, the start
+    /// screen and `resume` say it.
+    pub fn describe(&self) -> String {
+        format!(
+            "failed at stage {} in turn {}: {} — resume retries",
+            self.stage, self.turn, self.message
+        )
+    }
+}
+
+/// The status word of a session: `failed` for an active session whose last turn failed, else
+/// the stored status.
+pub fn status_word(status: SessionStatus, failure: Option<&TurnFailure>) -> &'static str {
+    match (status, failure) {
+        (SessionStatus::Active, Some(_)) => "failed",
+        (s, _) => s.as_str(),
+    }
 }
 
 /// One line of the session list.
@@ -76,6 +110,8 @@ pub struct SessionSummary {
     /// Completed turns.
     pub turns: u32,
     pub status: SessionStatus,
+    /// Why the last turn failed, while it stays failed.
+    pub failure: Option<TurnFailure>,
     pub updated_at: String,
 }
 
@@ -84,6 +120,11 @@ pub struct SessionSummary {
 pub const SIMULATION_ID_PREFIX: &str = "sim-";
 
 impl SessionSummary {
+    /// `active`, `finished` or `failed` (see [`status_word`]).
+    pub fn status_word(&self) -> &'static str {
+        status_word(self.status, self.failure.as_ref())
+    }
+
     /// Whether a synthetic respondent answered this session (`interviewer simulate`).
     pub fn is_simulation(&self) -> bool {
         self.id.starts_with(SIMULATION_ID_PREFIX)
@@ -144,8 +185,8 @@ pub(crate) fn create(conn: &Connection, new: &NewSession) -> Result<(), StoreErr
 pub(crate) fn get(conn: &Connection, id: &str) -> Result<Option<SessionRecord>, StoreError> {
     query_opt(
         conn,
-        "SELECT id, methodology, concept, max_turns, status, termination_reason, state,
-             node_tracker, created_at, updated_at
+        "SELECT id, methodology, concept, max_turns, status, termination_reason, failure,
+             state, node_tracker, created_at, updated_at
          FROM sessions WHERE id = ?1",
         [id],
         &format!("reading session {id}"),
@@ -156,7 +197,7 @@ pub(crate) fn get(conn: &Connection, id: &str) -> Result<Option<SessionRecord>, 
 pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError> {
     query_all(
         conn,
-        "SELECT id, concept, methodology, turn_count, status, updated_at
+        "SELECT id, concept, methodology, turn_count, status, failure, updated_at
          FROM sessions ORDER BY activity DESC",
         [],
         "listing sessions",
@@ -164,6 +205,7 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<SessionSummary>, StoreError>
             let id: String = col(row, "id")?;
             Ok(SessionSummary {
                 status: status_col(row, &id)?,
+                failure: failure_col(row, &id)?,
                 concept: col(row, "concept")?,
                 methodology: col(row, "methodology")?,
                 turns: col(row, "turn_count")?,
@@ -186,7 +228,8 @@ pub(crate) fn update_state(
     let changed = exec(
         conn,
         &format!(
-            "UPDATE sessions SET state = ?2, node_tracker = ?3, turn_count = ?4, {TOUCH}
+            "UPDATE sessions SET state = ?2, node_tracker = ?3, turn_count = ?4, failure = NULL,
+                 {TOUCH}
              WHERE id = ?1"
         ),
         params![id, state_json, tracker_json, state.turn_count],
@@ -221,6 +264,23 @@ pub(crate) fn finish(conn: &Connection, id: &str, reason: &str) -> Result<(), St
         ),
         params![id, reason],
         &format!("finishing session {id}"),
+    )?;
+    found(changed, id)
+}
+
+/// Records why the session's last turn failed (`None` clears it).
+pub(crate) fn set_failure(
+    conn: &Connection,
+    id: &str,
+    failure: Option<&TurnFailure>,
+) -> Result<(), StoreError> {
+    let context = format!("recording the failure of session {id}");
+    let text = failure.map(|f| to_json(f, &context)).transpose()?;
+    let changed = exec(
+        conn,
+        &format!("UPDATE sessions SET failure = ?2, {TOUCH} WHERE id = ?1"),
+        params![id, text],
+        &context,
     )?;
     found(changed, id)
 }
@@ -264,6 +324,15 @@ fn status_col(row: &Row<'_>, id: &str) -> Result<SessionStatus, StoreError> {
     })
 }
 
+fn failure_col(row: &Row<'_>, id: &str) -> Result<Option<TurnFailure>, StoreError> {
+    let text: Option<String> = col(row, "failure")?;
+    text.map(|t| {
+        serde_json::from_str(&t)
+            .map_err(|e| StoreError::corrupt(format!("sessions.failure of session {id}"), &e))
+    })
+    .transpose()
+}
+
 fn decode_record(row: &Row<'_>) -> Result<SessionRecord, StoreError> {
     let id: String = col(row, "id")?;
     let node_tracker: Option<String> = col(row, "node_tracker")?;
@@ -273,6 +342,7 @@ fn decode_record(row: &Row<'_>) -> Result<SessionRecord, StoreError> {
         max_turns: col(row, "max_turns")?,
         status: status_col(row, &id)?,
         termination_reason: col(row, "termination_reason")?,
+        failure: failure_col(row, &id)?,
         state: json_col(row, "state", || format!("sessions.state of session {id}"))?,
         node_tracker,
         created_at: col(row, "created_at")?,

@@ -330,7 +330,7 @@ fn render_resume(s: &StartScreen, area: Rect, buf: &mut Buffer) {
         let text = format!(
             "{} {} {} {:>5}  {} {} {}",
             pad(&clean_line(id), id_width),
-            pad(x.status.as_str(), 8),
+            pad(x.status_word(), 8),
             pad(simulated, 3),
             x.turns,
             pad(&clean_line(&x.concept), 16),

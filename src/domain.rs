@@ -111,64 +111,111 @@ impl Phase {
         Self::ALL.into_iter().find(|p| p.as_str() == s)
     }
 
-    /// The phase of `turn_number` (1-based) in an interview of `max_turns` turns.
-    ///
-    /// Seed 001 "Meta Signals": `early_max = max(2, round(max_turns × 0.10))` and
-    /// `mid_max = max_turns − 2`, so the final two turns are late. Python's `round` rounds
-    /// halves to even, and so do we, so 25 turns give `early_max = 2` as in the original.
-    ///
-    /// Short interviews keep a mid phase (the seeds are silent; the original guards it): from
-    /// 3 turns on, early and late give way so each phase has a turn, 3 turns being early, mid,
-    /// late and 4 turns early, early, mid, late. From 5 turns on this is the seed's formula
-    /// unchanged; 1 and 2 turns are early.
+    /// The phase of `turn_number` (1-based) in an interview of `max_turns` turns, under the
+    /// seed's boundaries ([`PhaseBoundaries::default`]).
     pub fn for_turn(turn_number: u32, max_turns: u32) -> Self {
-        let (early_max, mid_max) = Self::boundaries(max_turns);
-        let turn = f64::from(turn_number);
-        if turn <= early_max {
-            Self::Early
-        } else if turn <= mid_max {
-            Self::Mid
-        } else {
-            Self::Late
-        }
+        PhaseBoundaries::default().phase(turn_number, max_turns)
     }
+}
 
-    /// `(early_max, mid_max)` for an interview of `max_turns` turns, as [`Phase::for_turn`]
-    /// applies them.
-    fn boundaries(max_turns: u32) -> (f64, f64) {
-        let n = f64::from(max_turns);
-        let early_max = (n * 0.10).round_ties_even().max(2.0);
-        if max_turns < 3 {
-            return (early_max, n - 2.0);
-        }
-        let early_max = early_max.min(n - 2.0);
-        let late_turns = (n - early_max - 1.0).min(2.0);
-        (early_max, n - late_turns)
-    }
+/// Where the phases change (seed 001 "Meta Signals": `early_max = max(2, round(max_turns ×
+/// 0.10))` and `mid_max = max_turns − 2`); a methodology may set its own.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PhaseBoundaries {
+    /// Share of the interview that is early (seed: 0.10).
+    pub early_share: f64,
+    /// At least this many early turns (seed: 2).
+    pub early_min_turns: u32,
+    /// The final turns that are late (seed: 2).
+    pub late_turns: u32,
+}
 
-    /// Why `turn_number` is in its phase (`meta.interview.phase_reason`): one of
-    /// [`PHASE_REASONS`]. `short_interview` when the interview is short enough (3 or 4 turns)
-    /// that the boundaries gave way so every phase keeps a turn.
-    pub fn reason(turn_number: u32, max_turns: u32) -> &'static str {
-        let [early, mid, late, short] = PHASE_REASONS;
-        if (3..5).contains(&max_turns) {
-            return short;
-        }
-        match Self::for_turn(turn_number, max_turns) {
-            Self::Early => early,
-            Self::Mid => mid,
-            Self::Late => late,
+impl Default for PhaseBoundaries {
+    fn default() -> Self {
+        Self {
+            early_share: 0.10,
+            early_min_turns: 2,
+            late_turns: 2,
         }
     }
 }
 
-/// The values of `meta.interview.phase_reason`: within the first ~10 % of turns (at least
-/// two), between early and the final two turns, one of the final two turns, or a short
-/// interview's adjusted boundaries.
+impl PhaseBoundaries {
+    /// The phase of `turn_number` (1-based) in an interview of `max_turns` turns.
+    ///
+    /// `early_max = max(early_min_turns, round(max_turns × early_share))` and `mid_max =
+    /// max_turns − late_turns`. Python's `round` rounds halves to even, and so do we, so 25
+    /// turns give `early_max = 2` as in the original.
+    ///
+    /// Short interviews keep a mid phase (the seeds are silent; the original guards it): from
+    /// 3 turns on, early and late give way so each phase has a turn, which under the seed's
+    /// boundaries makes 3 turns early, mid, late and 4 turns early, early, mid, late. Where
+    /// the boundaries leave every phase a turn (5 turns or more under the seed's) they apply
+    /// unchanged; 1 and 2 turns are early.
+    pub fn phase(&self, turn_number: u32, max_turns: u32) -> Phase {
+        let (early_max, mid_max, _) = self.limits(max_turns);
+        let turn = f64::from(turn_number);
+        if turn <= early_max {
+            Phase::Early
+        } else if turn <= mid_max {
+            Phase::Mid
+        } else {
+            Phase::Late
+        }
+    }
+
+    /// Why `turn_number` is in its phase (`meta.interview.phase_reason`): one of
+    /// [`PHASE_REASONS`]; `short_interview` when the interview is so short that the
+    /// boundaries gave way so every phase keeps a turn.
+    pub fn reason(&self, turn_number: u32, max_turns: u32) -> &'static str {
+        let [early, mid, late, short] = PHASE_REASONS;
+        if self.limits(max_turns).2 {
+            return short;
+        }
+        match self.phase(turn_number, max_turns) {
+            Phase::Early => early,
+            Phase::Mid => mid,
+            Phase::Late => late,
+        }
+    }
+
+    /// `(early_max, mid_max, whether the short-interview guard moved them)`.
+    fn limits(&self, max_turns: u32) -> (f64, f64, bool) {
+        let n = f64::from(max_turns);
+        let early = (n * self.early_share)
+            .round_ties_even()
+            .max(f64::from(self.early_min_turns));
+        let late = f64::from(self.late_turns);
+        if max_turns < 3 {
+            return (early, n - late, false);
+        }
+        let early_max = early.min(n - 2.0);
+        let late_turns = late.min(n - early_max - 1.0);
+        let moved = early_max < early || late_turns < late;
+        (early_max, n - late_turns, moved)
+    }
+
+    /// Problems with the values, as `(field, reason)`.
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if !(0.0..=1.0).contains(&self.early_share) {
+            out.push((
+                "early_share",
+                format!("must be a share in [0, 1], found {}", self.early_share),
+            ));
+        }
+        out
+    }
+}
+
+/// The values of `meta.interview.phase_reason`: within the early window (the first ~10 % of
+/// turns, at least two, under the seed's boundaries), between early and late, among the final
+/// turns, or a short interview's adjusted boundaries.
 pub const PHASE_REASONS: [&str; 4] = [
     "early_window",
     "mid_window",
-    "final_two_turns",
+    "final_turns",
     "short_interview",
 ];
 
@@ -427,6 +474,28 @@ mod tests {
         assert_eq!(phases(4), vec![E, E, M, L]);
         assert_eq!(phases(5), vec![E, E, M, L, L]);
         assert_eq!(phases(6), vec![E, E, M, M, L, L]);
+    }
+
+    /// A methodology's own boundaries: 30 % early (at least 1), the final 3 turns late.
+    #[test]
+    fn phase_boundaries_can_be_set() {
+        use Phase::{Early as E, Late as L, Mid as M};
+        let b = PhaseBoundaries {
+            early_share: 0.3,
+            early_min_turns: 1,
+            late_turns: 3,
+        };
+        let phases: Vec<Phase> = (1..=10).map(|t| b.phase(t, 10)).collect();
+        assert_eq!(phases, vec![E, E, E, M, M, M, M, L, L, L]);
+        assert_eq!(b.reason(2, 10), "early_window");
+        assert_eq!(b.reason(8, 10), "final_turns");
+        assert_eq!(PhaseBoundaries::default().reason(2, 4), "short_interview");
+        assert!(b.problems().is_empty());
+        let bad = PhaseBoundaries {
+            early_share: 1.5,
+            ..b
+        };
+        assert_eq!(bad.problems().len(), 1);
     }
 
     #[test]

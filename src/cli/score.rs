@@ -54,7 +54,7 @@ pub fn run(
                     "--turn and --max-turns start at 1".to_owned(),
                 ));
             }
-            let phase = Phase::for_turn(turn, max);
+            let phase = methodology.phase_for(turn, max);
             signals.insert(
                 "meta.interview.phase".to_owned(),
                 SignalValue::category(phase.as_str()),

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::Problem;
 use super::signal_names::SignalNames;
-use crate::domain::Phase;
+use crate::domain::{Phase, PhaseBoundaries};
 
 /// A whole methodology file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +27,24 @@ pub struct Methodology {
     /// Graph thresholds (seed 001 "Feature Flags"); the seed's values when left out.
     #[serde(default)]
     pub thresholds: Thresholds,
+    /// How the depth signals are scaled to [0, 1]; see [`DepthNormalisation`].
+    #[serde(default)]
+    pub depth_normalisation: DepthNormalisation,
+    /// Where the phases change; the seed's boundaries when left out.
+    #[serde(default)]
+    pub phase_boundaries: PhaseBoundaries,
+}
+
+/// How `graph.max_depth` and `graph.avg_depth` (chain depth in edges) are scaled to [0, 1].
+/// The seeds do not say; `ladder_span` (the default) divides by the ontology's highest minus
+/// lowest level, so a full ladder reads 1.0. `node_types` divides by the number of node
+/// types, as the original system does, so weights written for it mean what they meant there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DepthNormalisation {
+    #[default]
+    LadderSpan,
+    NodeTypes,
 }
 
 /// The similarity thresholds and slot support that seed 001 names as settings, under its
@@ -373,7 +391,23 @@ impl Methodology {
         notes
     }
 
-    /// Ladder length in edges (highest level − lowest level), at least 1; normalises depth signals.
+    /// The phase of `turn` in an interview of `max_turns` turns, under this methodology's
+    /// boundaries.
+    pub fn phase_for(&self, turn: u32, max_turns: u32) -> Phase {
+        self.phase_boundaries.phase(turn, max_turns)
+    }
+
+    /// What the depth signals are divided by, at least 1 (see [`DepthNormalisation`]).
+    pub fn depth_divisor(&self) -> u32 {
+        match self.depth_normalisation {
+            DepthNormalisation::LadderSpan => self.ladder_span(),
+            DepthNormalisation::NodeTypes => u32::try_from(self.ontology.nodes.len())
+                .unwrap_or(u32::MAX)
+                .max(1),
+        }
+    }
+
+    /// Ladder length in edges (highest level − lowest level), at least 1.
     pub fn ladder_span(&self) -> u32 {
         let levels = self.ontology.nodes.iter().map(|n| n.level);
         let (lo, hi) = levels.fold((u32::MAX, 0), |(lo, hi), l| (lo.min(l), hi.max(l)));
@@ -529,6 +563,9 @@ impl Methodology {
     }
 
     fn validate_thresholds(&self, problems: &mut Vec<Problem>) {
+        for (field, reason) in self.phase_boundaries.problems() {
+            problems.push(Problem::new(format!("phase_boundaries.{field}"), reason));
+        }
         let t = &self.thresholds;
         for (name, value) in [
             (
@@ -687,5 +724,34 @@ mod tests {
                 .any(|p| p.contains("signal_weights.llm.engagement")
                     && p.contains("fake: no signal"))
         );
+    }
+
+    /// `depth_normalisation` picks the depth signals' divisor: the ladder span by default, the
+    /// number of node types (the original system's) on request; an unknown value is an error
+    /// at its path.
+    #[test]
+    fn depth_normalisation_picks_the_divisor() {
+        let yaml = |extra: &str| {
+            format!(
+                "method: {{name: m}}\n\
+                 ontology: {{nodes: [{{name: a, level: 1}}, {{name: b, level: 2}}, \
+                 {{name: c, level: 3}}]}}\n\
+                 strategies:\n  - name: broad\n    node_binding: none\n    \
+                 signal_weights: {{}}\n{extra}"
+            )
+        };
+        assert_eq!(parse(&yaml("")).depth_divisor(), 2, "levels 1 to 3: span 2");
+        assert_eq!(
+            parse(&yaml("depth_normalisation: node_types\n")).depth_divisor(),
+            3
+        );
+        let bad = crate::config::parse_methodology(
+            std::path::Path::new("t.yaml"),
+            &yaml("depth_normalisation: levels\n"),
+            &FakeSignals,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(bad.contains("depth_normalisation"), "{bad}");
     }
 }

@@ -45,13 +45,13 @@ fn graph_detectors() -> Vec<Detector> {
         detector!("graph.max_depth", [], |i, o| {
             o.set(
                 "graph.max_depth",
-                (f64::from(i.graph.max_depth) / f64::from(i.ladder_span.max(1))).min(1.0),
+                (f64::from(i.graph.max_depth) / f64::from(i.depth_divisor.max(1))).min(1.0),
             );
         }),
         detector!("graph.avg_depth", [], |i, o| {
             o.set(
                 "graph.avg_depth",
-                (i.graph.avg_depth / f64::from(i.ladder_span.max(1))).clamp(0.0, 1.0),
+                (i.graph.avg_depth / f64::from(i.depth_divisor.max(1))).clamp(0.0, 1.0),
             );
         }),
         detector!("graph.chain_completion", [], |i, o| {
@@ -184,19 +184,19 @@ fn temporal_and_meta_detectors() -> Vec<Detector> {
         detector!("meta.interview.phase", [], |i, o| {
             o.set(
                 "meta.interview.phase",
-                SignalValue::category(Phase::for_turn(i.turn_number, i.max_turns).as_str()),
+                SignalValue::category(i.phases.phase(i.turn_number, i.max_turns).as_str()),
             );
         }),
         detector!("meta.interview.phase_reason", [], |i, o| {
             o.set(
                 "meta.interview.phase_reason",
-                SignalValue::category(Phase::reason(i.turn_number, i.max_turns)),
+                SignalValue::category(i.phases.reason(i.turn_number, i.max_turns)),
             );
         }),
         detector!("meta.interview.is_late_stage", [], |i, o| {
             o.set(
                 "meta.interview.is_late_stage",
-                Phase::for_turn(i.turn_number, i.max_turns) == Phase::Late,
+                i.phases.phase(i.turn_number, i.max_turns) == Phase::Late,
             );
         }),
         detector!("meta.interview_progress", [], |i, o| {

@@ -26,8 +26,11 @@ pub struct DetectionInput<'a> {
     /// Velocity state as loaded at turn start (seed 000 Path 16: signals read the stored EWMA).
     pub velocity: &'a VelocityState,
     pub tracker: &'a NodeStateTracker,
-    /// Ontology ladder span in edges, to normalise depth signals to [0, 1].
-    pub ladder_span: u32,
+    /// What the depth signals are divided by to lie in [0, 1]: the ontology's ladder span in
+    /// edges, or its number of node types (the methodology's `depth_normalisation`).
+    pub depth_divisor: u32,
+    /// Where the phases change (the methodology's `phase_boundaries`).
+    pub phases: crate::domain::PhaseBoundaries,
 }
 
 /// Accumulated detector outputs: global signals and per-node signals by tracking key.

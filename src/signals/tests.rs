@@ -119,7 +119,8 @@ fn every_signal_is_detected_with_its_formula() {
         strategy_history: &history,
         velocity: &velocity,
         tracker: &t,
-        ladder_span: 4,
+        depth_divisor: 4,
+        phases: crate::domain::PhaseBoundaries::default(),
     };
     let d = Registry::standard().detect(&input, None);
     for spec in SIGNALS {
@@ -243,7 +244,8 @@ fn absent_inputs_emit_nothing_rather_than_guesses() {
         strategy_history: &[],
         velocity: &velocity,
         tracker: &t,
-        ladder_span: 4,
+        depth_divisor: 4,
+        phases: crate::domain::PhaseBoundaries::default(),
     };
     let d = Registry::standard().detect(&input, None);
     for absent in [
@@ -277,7 +279,8 @@ fn a_plan_runs_only_what_the_methodology_needs() {
         strategy_history: &[],
         velocity: &velocity,
         tracker: &t,
-        ladder_span: 4,
+        depth_divisor: 4,
+        phases: crate::domain::PhaseBoundaries::default(),
     };
     let r = Registry::standard();
     let plan = r.plan(["meta.node.opportunity.probe_deeper"]);

@@ -110,7 +110,8 @@ impl Interview {
         let before_focus = tracker.to_json();
         let mut depth_history = self.world.state.depth_history.clone();
         depth_history.extend(depth);
-        let phase = Phase::for_turn(run.turn, self.world.max_turns);
+        let phases = self.spec.methodology.phase_boundaries;
+        let phase = phases.phase(run.turn, self.world.max_turns);
         let input = DetectionInput {
             turn_number: run.turn,
             max_turns: self.world.max_turns,
@@ -121,7 +122,8 @@ impl Interview {
             strategy_history: &loaded.strategy_history,
             velocity: &self.world.state.velocity,
             tracker: &tracker,
-            ladder_span: self.spec.methodology.ladder_span(),
+            depth_divisor: self.spec.methodology.depth_divisor(),
+            phases,
         };
         let detected = self.registry.detect(&input, self.signal_plan.as_deref());
         let mut signals = detected.global.clone();
@@ -223,6 +225,7 @@ impl Interview {
         let computed = run.ctx.state_computation()?;
         let added = run.ctx.graph_update()?.nodes_added.len();
         let reason = stop_reason(
+            &self.spec.methodology.phase_boundaries,
             run.turn,
             self.world.max_turns,
             selection.generates_closing_question,
@@ -280,6 +283,7 @@ pub(crate) fn check_graph_state_is_current(
 
 /// Why the interview ends after this turn, if it does (seed 001 "Termination Reasons").
 pub(crate) fn stop_reason(
+    phases: &crate::domain::PhaseBoundaries,
     turn: u32,
     max_turns: u32,
     closing_strategy: bool,
@@ -294,7 +298,7 @@ pub(crate) fn stop_reason(
         return Some("Closing strategy selected");
     }
     // A short interview reaches its late phase before turn 5; the seed checks saturation there.
-    if turn < MIN_TURN_FOR_SATURATION && Phase::for_turn(turn, max_turns) != Phase::Late {
+    if turn < MIN_TURN_FOR_SATURATION && phases.phase(turn, max_turns) != Phase::Late {
         return None;
     }
     if saturation.consecutive_low_info >= GRAPH_SATURATED_TURNS {
@@ -360,7 +364,7 @@ pub(crate) fn focus_mode_name(strategy: &crate::config::Strategy) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::SaturationMetrics;
+    use crate::domain::{PhaseBoundaries, SaturationMetrics};
     use crate::graph::node_state::NodeRegistration;
 
     fn tracker_with_focus(turns_since_yield: u32) -> NodeStateTracker {
@@ -427,14 +431,17 @@ mod tests {
         let quiet = SaturationMetrics::default();
         let t = NodeStateTracker::new();
         assert_eq!(
-            stop_reason(10, 10, false, &quiet, 3, &t),
+            stop_reason(&PhaseBoundaries::default(), 10, 10, false, &quiet, 3, &t),
             Some("Maximum turns reached")
         );
         assert_eq!(
-            stop_reason(3, 10, true, &quiet, 3, &t),
+            stop_reason(&PhaseBoundaries::default(), 3, 10, true, &quiet, 3, &t),
             Some("Closing strategy selected")
         );
-        assert_eq!(stop_reason(3, 10, false, &quiet, 3, &t), None);
+        assert_eq!(
+            stop_reason(&PhaseBoundaries::default(), 3, 10, false, &quiet, 3, &t),
+            None
+        );
     }
 
     #[test]
@@ -444,9 +451,12 @@ mod tests {
             consecutive_low_info: 5,
             ..SaturationMetrics::default()
         };
-        assert_eq!(stop_reason(4, 20, false, &low, 0, &t), None);
         assert_eq!(
-            stop_reason(5, 20, false, &low, 0, &t),
+            stop_reason(&PhaseBoundaries::default(), 4, 20, false, &low, 0, &t),
+            None
+        );
+        assert_eq!(
+            stop_reason(&PhaseBoundaries::default(), 5, 20, false, &low, 0, &t),
             Some("graph_saturated")
         );
         let shallow = SaturationMetrics {
@@ -454,16 +464,19 @@ mod tests {
             ..SaturationMetrics::default()
         };
         assert_eq!(
-            stop_reason(7, 20, false, &shallow, 2, &t),
+            stop_reason(&PhaseBoundaries::default(), 7, 20, false, &shallow, 2, &t),
             Some("quality_degraded")
         );
         let plateau = SaturationMetrics {
             consecutive_depth_plateau: 6,
             ..SaturationMetrics::default()
         };
-        assert_eq!(stop_reason(7, 20, false, &plateau, 2, &t), None);
         assert_eq!(
-            stop_reason(7, 20, false, &plateau, 0, &t),
+            stop_reason(&PhaseBoundaries::default(), 7, 20, false, &plateau, 2, &t),
+            None
+        );
+        assert_eq!(
+            stop_reason(&PhaseBoundaries::default(), 7, 20, false, &plateau, 0, &t),
             Some("depth_plateau")
         );
     }
@@ -477,11 +490,14 @@ mod tests {
         // The final two turns are late: turn 4 of 5 is, turn 4 of 20 is not.
         assert_eq!(Phase::for_turn(4, 5), Phase::Late);
         assert_eq!(
-            stop_reason(4, 5, false, &quiet, 0, &stale),
+            stop_reason(&PhaseBoundaries::default(), 4, 5, false, &quiet, 0, &stale),
             Some("all_nodes_exhausted")
         );
         assert_eq!(Phase::for_turn(4, 20), Phase::Mid);
-        assert_eq!(stop_reason(4, 20, false, &quiet, 0, &stale), None);
+        assert_eq!(
+            stop_reason(&PhaseBoundaries::default(), 4, 20, false, &quiet, 0, &stale),
+            None
+        );
     }
 
     #[test]
@@ -489,12 +505,23 @@ mod tests {
         let quiet = SaturationMetrics::default();
         let stale = tracker_with_focus(3);
         assert_eq!(
-            stop_reason(6, 20, false, &quiet, 0, &stale),
+            stop_reason(&PhaseBoundaries::default(), 6, 20, false, &quiet, 0, &stale),
             Some("all_nodes_exhausted")
         );
-        assert_eq!(stop_reason(6, 20, false, &quiet, 1, &stale), None);
         assert_eq!(
-            stop_reason(6, 20, false, &quiet, 0, &tracker_with_focus(2)),
+            stop_reason(&PhaseBoundaries::default(), 6, 20, false, &quiet, 1, &stale),
+            None
+        );
+        assert_eq!(
+            stop_reason(
+                &PhaseBoundaries::default(),
+                6,
+                20,
+                false,
+                &quiet,
+                0,
+                &tracker_with_focus(2)
+            ),
             None
         );
     }

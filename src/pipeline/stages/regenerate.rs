@@ -63,7 +63,7 @@ impl Interview {
             }
         };
         let old = run.ctx.strategy_selection()?.clone();
-        let phase = Phase::for_turn(turn, self.world.max_turns);
+        let phase = self.spec.methodology.phase_for(turn, self.world.max_turns);
         let new_selection = override_selection(&old, strategy, node, &tracker, turn, phase)?;
         let focus = new_selection.focus.clone();
         tracker.update_focus(

@@ -196,7 +196,9 @@ impl Interview {
         let record = scoring_record(
             &self.world.session_id,
             run.turn,
-            crate::domain::Phase::for_turn(run.turn, self.world.max_turns),
+            self.spec
+                .methodology
+                .phase_for(run.turn, self.world.max_turns),
             selection,
             stage6.get("llm_scores"),
             continuation,

@@ -16,7 +16,7 @@ pub struct StrategyInfo {
 }
 
 /// What the app shows about the session that no event carries.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionInfo {
     pub session_id: String,
     pub concept_id: String,
@@ -28,6 +28,8 @@ pub struct SessionInfo {
     /// Who understands answers: `llm` or `offline` (the session's stored mode).
     pub understanding: String,
     pub strategies: Vec<StrategyInfo>,
+    /// Where the methodology's phases change, for the status bar's phase.
+    pub phases: crate::domain::PhaseBoundaries,
 }
 
 impl SessionInfo {
@@ -56,6 +58,7 @@ impl SessionInfo {
                 .map(|b| b.provider.model().to_owned())
                 .unwrap_or_default(),
             understanding: spec.understanding.as_str().to_owned(),
+            phases: spec.methodology.phase_boundaries,
             strategies: spec
                 .methodology
                 .strategies

@@ -29,6 +29,7 @@ use crate::tui::theme::Theme;
 /// and whose `broaden` does not.
 pub(crate) fn info() -> SessionInfo {
     SessionInfo {
+        phases: crate::domain::PhaseBoundaries::default(),
         session_id: "fixture".into(),
         concept_id: "oat_milk".into(),
         concept_name: "Oat milk".into(),

@@ -8,7 +8,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::frame;
-use crate::domain::Phase;
 use crate::pipeline::{MAX_ANSWER_CHARS, answer_chars};
 use crate::tui::app::{App, KeyFocus, Mode, Popup};
 use crate::tui::model::Work;
@@ -86,7 +85,7 @@ fn left_part(app: &App) -> String {
     } else {
         format!("turn {}/{max}", (m.turns_done + 1).min(max))
     };
-    let phase = Phase::for_turn(m.turns_done + 1, max);
+    let phase = info.phases.phase(m.turns_done + 1, max);
     format!(
         "{} · {} · phase {phase} · {turn}",
         clean_line(&info.concept_id),

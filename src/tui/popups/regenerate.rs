@@ -285,6 +285,7 @@ mod tests {
 
     fn info() -> SessionInfo {
         SessionInfo {
+            phases: crate::domain::PhaseBoundaries::default(),
             understanding: "llm".to_owned(),
             session_id: "s".into(),
             concept_id: "c".into(),

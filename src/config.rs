@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 pub use concept::{Concept, ConceptContext};
 pub use error::{ConfigError, Problem, display_path};
 pub use methodology::{
-    EdgeType, FocusMode, Guidance, MethodInfo, Methodology, NodeBinding, NodeType, Ontology,
-    PhaseConfig, Strategy, Thresholds,
+    DepthNormalisation, EdgeType, FocusMode, Guidance, MethodInfo, Methodology, NodeBinding,
+    NodeType, Ontology, PhaseConfig, Strategy, Thresholds,
 };
 pub use persona::{Fatigue, Persona, ResponsePatterns};
 pub use rubric::{REQUIRED_RUBRICS, Rubric, check_required, parse_rubrics};
@@ -209,8 +209,15 @@ impl ConfigDir {
         load_persona(&self.resolve(FileKind::Persona, id_or_path)?)
     }
 
+    /// `prompts/signals.md`, or `signals.md` at the root in a tree laid out as the original
+    /// system's (`methodologies/`, `concepts/`, `personas/`, `signals.md`).
     pub fn rubrics_path(&self) -> PathBuf {
-        self.root.join("prompts").join("signals.md")
+        let ours = self.root.join("prompts").join("signals.md");
+        let theirs = self.root.join("signals.md");
+        if !ours.is_file() && theirs.is_file() {
+            return theirs;
+        }
+        ours
     }
 
     pub fn rubrics(&self) -> Result<Vec<Rubric>, ConfigError> {

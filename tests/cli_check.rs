@@ -147,3 +147,127 @@ fn the_seeds_and_the_originals_ids_resolve() {
     let missing = dir.persona("no_such_persona").unwrap_err().to_string();
     assert!(missing.contains("no_such_persona"), "{missing}");
 }
+
+/// A config tree laid out as the original system's: `methodologies/`, `concepts/` and
+/// `personas/` under the seeds' and the original's ids, and `signals.md` at the root with the
+/// tone rubric named `emotional_valence` and calibration examples under each scale. `check
+/// --config-dir` passes on it, and an interview runs from it.
+#[test]
+fn a_config_tree_in_the_originals_layout_checks_and_interviews() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("original");
+    let ours = std::path::Path::new(common::MANIFEST).join("config");
+    for sub in ["methodologies", "concepts", "personas"] {
+        std::fs::create_dir_all(tree.join(sub)).unwrap();
+    }
+    for entry in std::fs::read_dir(ours.join("methodologies")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(
+            &path,
+            tree.join("methodologies").join(path.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    let renamed = |kind: &str, ours_id: &str, theirs: &str| {
+        let text = std::fs::read_to_string(ours.join(kind).join(format!("{ours_id}.yaml")))
+            .unwrap()
+            .replacen(&format!("id: {ours_id}\n"), &format!("id: {theirs}\n"), 1);
+        assert!(
+            text.starts_with(&format!("id: {theirs}\n")),
+            "{kind}/{ours_id}"
+        );
+        std::fs::write(tree.join(kind).join(format!("{theirs}.yaml")), text).unwrap();
+    };
+    for (ours_id, theirs) in [
+        ("oat_milk", "oat_milk_v2"),
+        ("coffee_jtbd", "coffee_jtbd_v2"),
+        ("headphones", "headphones_mec"),
+    ] {
+        renamed("concepts", ours_id, theirs);
+    }
+    for (ours_id, theirs) in [
+        ("skeptical", "skeptical_analyst"),
+        ("cooperative", "baseline_cooperative"),
+        ("brief", "brief_responder"),
+        ("fatiguing", "fatiguing_responder"),
+        ("hedging", "uncertain_hedger"),
+        ("verbose_tangential", "verbose_tangential"),
+        ("emotionally_reactive", "emotionally_reactive"),
+        ("retrospective_rationalizer", "retrospective_rationalizer"),
+        ("single_topic_fixator", "single_topic_fixator"),
+    ] {
+        renamed("personas", ours_id, theirs);
+    }
+    // The original's rubric file: `emotional_valence`, and a calibration example under each
+    // scale, indented like the scale lines.
+    let mut rubrics = String::new();
+    for line in std::fs::read_to_string(ours.join("prompts/signals.md"))
+        .unwrap()
+        .lines()
+    {
+        if let Some(rest) = line.strip_prefix("valence:") {
+            rubrics.push_str(&format!("emotional_valence:{rest}\n"));
+        } else {
+            rubrics.push_str(line);
+            rubrics.push('\n');
+        }
+        if line.starts_with("    5 = ") {
+            rubrics.push_str(
+                "    Calibration example: \"It froths well\" → 2; a story of one morning → 4.\n",
+            );
+        }
+    }
+    assert!(rubrics.contains("emotional_valence:"));
+    std::fs::write(tree.join("signals.md"), rubrics).unwrap();
+
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_interviewer"))
+            .arg("--config-dir")
+            .arg(&tree)
+            .arg("--db")
+            .arg(tmp.path().join("i.db"))
+            .args(args)
+            .env("INTERVIEWER_CACHE_DIR", common::CACHE_ROOT)
+            .env_remove("INTERVIEWER_SCRIPT")
+            .output()
+            .unwrap()
+    };
+    let checked = run(&["check"]);
+    let text = String::from_utf8_lossy(&checked.stdout).to_string();
+    assert!(
+        checked.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert!(text.contains("18 file(s) checked, 0 failed"), "{text}");
+    assert!(text.contains("signals.md"), "{text}");
+
+    let answers = tmp.path().join("answers.txt");
+    std::fs::write(
+        &answers,
+        "I buy it because it froths well for my latte.\n\nIt makes my mornings calmer, so I start the day in a good mood.\n\nThat matters because I am more patient with my kids.\n",
+    )
+    .unwrap();
+    let interviewed = run(&[
+        "interview",
+        "--provider",
+        "none",
+        "--concept",
+        "oat_milk_v2",
+        "--max-turns",
+        "3",
+        "--answers",
+        answers.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        interviewed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&interviewed.stderr)
+    );
+    let out = String::from_utf8_lossy(&interviewed.stdout);
+    assert!(
+        out.contains("\"llm.valence\""),
+        "the tone rubric is scored: {out}"
+    );
+}

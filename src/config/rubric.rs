@@ -19,6 +19,10 @@ pub const REQUIRED_RUBRICS: [&str; 6] = [
     "intellectual_engagement",
 ];
 
+/// Rubric names of files written for the original system, and the names they have here: its
+/// `emotional_valence` is our `valence` (the same 1–5 tone scale).
+pub const RUBRIC_ALIASES: [(&str, &str); 1] = [("emotional_valence", "valence")];
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rubric {
     pub name: String,
@@ -54,7 +58,7 @@ pub fn parse_rubrics(text: &str) -> Result<Vec<Rubric>, Vec<Problem>> {
         }
         match line.split_once(':') {
             Some((name, question)) if is_name(name.trim()) => rubrics.push(Rubric {
-                name: name.trim().to_owned(),
+                name: canonical_name(name.trim()),
                 question: question.trim().to_owned(),
                 body: Vec::new(),
             }),
@@ -94,6 +98,15 @@ pub fn check_required(rubrics: &[Rubric]) -> Vec<Problem> {
         .collect()
 }
 
+/// A rubric header's name as used here ([`RUBRIC_ALIASES`]).
+fn canonical_name(name: &str) -> String {
+    RUBRIC_ALIASES
+        .iter()
+        .find(|(theirs, _)| *theirs == name)
+        .map_or(name, |(_, ours)| ours)
+        .to_owned()
+}
+
 fn is_name(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
@@ -107,6 +120,21 @@ fn truncate(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file written for the original system names the tone rubric `emotional_valence`; it
+    /// is read as `valence`, so the required set is complete and `llm.valence` is scored.
+    #[test]
+    fn the_originals_emotional_valence_is_valence() {
+        let text = "emotional_valence: Tone?\n    1 = negative\n    5 = positive\n";
+        let r = parse_rubrics(text).unwrap();
+        assert_eq!(r[0].name, "valence");
+        assert_eq!(r[0].body, vec!["1 = negative", "5 = positive"]);
+        let both = "valence: Tone?\n    1 = a\nemotional_valence: Tone?\n    1 = b\n";
+        assert!(
+            parse_rubrics(both).is_err(),
+            "two tone rubrics are a duplicate"
+        );
+    }
 
     #[test]
     fn parses_headers_and_indented_scales() {

@@ -1,5 +1,6 @@
-//! Exports of a stored session: the whole session as JSON, the score decomposition as CSV, the
-//! surface or canonical graph as `GraphML`, DOT or Mermaid, and the transcript as Markdown.
+//! Exports of a stored session: the whole session as JSON, the score decomposition as CSV (in
+//! our columns or the replaced system's, see [`CsvLayout`]), the surface or canonical graph as
+//! `GraphML`, DOT or Mermaid, and the transcript as Markdown.
 //!
 //! Everything is read back from the store; each turn's [`TurnResult`] is rebuilt from its
 //! stage checkpoints with floats read bit-exactly, so the CSV and JSON numbers equal the ones
@@ -34,6 +35,7 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use crate::store::{Store, StoreError};
+pub use csv::CsvLayout;
 pub use data::{SessionData, TurnRecord, usage_by};
 
 /// An export format.
@@ -95,12 +97,20 @@ pub struct ExportOptions {
     /// Graph formats draw the canonical graph (slots and their edges) instead of the surface
     /// graph. Other formats refuse it.
     pub canonical: bool,
+    /// The CSV's columns. Other formats refuse any layout but the default.
+    pub csv_layout: CsvLayout,
 }
 
 impl ExportOptions {
     #[must_use]
     pub fn canonical(mut self, canonical: bool) -> Self {
         self.canonical = canonical;
+        self
+    }
+
+    #[must_use]
+    pub fn csv_layout(mut self, layout: CsvLayout) -> Self {
+        self.csv_layout = layout;
         self
     }
 }
@@ -112,6 +122,8 @@ pub enum ExportError {
     UnknownSession(String),
     #[error("--canonical applies to the graph formats (graphml, dot, mermaid), not {0}")]
     CanonicalNotGraph(&'static str),
+    #[error("--csv-layout applies to the csv format, not {0}")]
+    CsvLayoutNotCsv(&'static str),
     #[error(transparent)]
     Store(#[from] StoreError),
     /// A turn's checkpoints could not be turned back into its result.
@@ -206,6 +218,9 @@ fn check(format: ExportFormat, options: ExportOptions) -> Result<(), ExportError
     if options.canonical && !format.is_graph() {
         return Err(ExportError::CanonicalNotGraph(format.name()));
     }
+    if options.csv_layout != CsvLayout::default() && format != ExportFormat::Csv {
+        return Err(ExportError::CsvLayoutNotCsv(format.name()));
+    }
     Ok(())
 }
 
@@ -226,7 +241,7 @@ pub fn render(
     };
     match format {
         ExportFormat::Json => json::write(data, &mut out),
-        ExportFormat::Csv => csv::write(data, &mut out),
+        ExportFormat::Csv => csv::write(data, options.csv_layout, &mut out),
         ExportFormat::Graphml => graphml::write(&graph(), &mut out),
         ExportFormat::Dot => dot::write(&graph(), &mut out),
         ExportFormat::Mermaid => mermaid::write(&graph(), &mut out),

@@ -1,5 +1,6 @@
 //! Exports of a real scripted 10-turn interview: the JSON's turn results equal the live ones,
-//! the CSV equals the JSON's score decomposition number for number, the `GraphML` is well-formed
+//! the CSV equals the JSON's score decomposition number for number (and its original layout
+//! equals ours row for row), the `GraphML` is well-formed
 //! XML with its declared keys, the DOT is accepted by Graphviz when it is installed, and the
 //! reproducible formats carry no wall-clock data.
 
@@ -18,7 +19,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use interviewer::export::{self, ExportError, ExportFormat, ExportOptions};
+use interviewer::domain::SignalValue;
+use interviewer::export::{self, CsvLayout, ExportError, ExportFormat, ExportOptions};
 use interviewer::pipeline::{EventSink, Interview, Pending, TurnResult};
 use interviewer::store::Store;
 use serde_json::Value;
@@ -291,6 +293,250 @@ fn every_json_candidate_is_in_the_csv_with_equal_numbers() {
         "stage 1 and 2 candidates of every turn ({candidates})"
     );
     assert!(labelled_nodes > 0, "node candidates carry their labels");
+}
+
+/// The header and the records of a CSV text.
+fn read_csv(text: &str) -> (Vec<String>, Vec<csv::StringRecord>) {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let records = reader.records().map(Result::unwrap).collect();
+    (header, records)
+}
+
+fn csv_text(data: &export::SessionData, layout: CsvLayout) -> String {
+    let mut out = Vec::new();
+    let options = ExportOptions::default().csv_layout(layout);
+    export::render(data, ExportFormat::Csv, &options, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+const ORIGINAL_COLUMNS: [&str; 14] = [
+    "turn_number",
+    "phase",
+    "strategy",
+    "node_id",
+    "signal_name",
+    "signal_value",
+    "signal_weight",
+    "weighted_contribution",
+    "phase_multiplier",
+    "phase_bonus",
+    "base_score",
+    "final_score",
+    "rank",
+    "selected",
+];
+
+/// Checks that `original` holds `ours`'s rows in the original columns: the same number of
+/// rows, and row by row the same turn, strategy, node, signal, value, weight, contribution,
+/// base, multiplier, bonus, final, rank and selected, printed alike (so the numbers are equal
+/// bit for bit). A row of ours with an empty signal is `(no signals fired)` with contribution
+/// 0 and empty value and weight. Returns the (turn, phase) of every original row.
+fn check_original_against_ours(ours: &str, original: &str) -> Vec<(u32, String)> {
+    let (our_header, our_rows) = read_csv(ours);
+    let (header, rows) = read_csv(original);
+    assert_eq!(header, ORIGINAL_COLUMNS, "exactly the original's columns");
+    assert_eq!(rows.len(), our_rows.len(), "one row per row of ours");
+    let ours_at = |row: &csv::StringRecord, name: &str| {
+        row[our_header.iter().position(|h| h == name).unwrap()].to_owned()
+    };
+    let at = |row: &csv::StringRecord, name: &str| {
+        row[ORIGINAL_COLUMNS.iter().position(|h| *h == name).unwrap()].to_owned()
+    };
+    let mut phases = Vec::new();
+    for (i, (mine, theirs)) in our_rows.iter().zip(&rows).enumerate() {
+        assert_eq!(theirs.len(), 14, "row {i}");
+        for (column, our_column) in [
+            ("turn_number", "turn"),
+            ("strategy", "strategy"),
+            ("node_id", "node_id"),
+            ("base_score", "base"),
+            ("phase_multiplier", "multiplier"),
+            ("phase_bonus", "bonus"),
+            ("final_score", "final"),
+            ("rank", "rank"),
+            ("selected", "selected"),
+        ] {
+            assert_eq!(
+                at(theirs, column),
+                ours_at(mine, our_column),
+                "row {i} {column}"
+            );
+        }
+        // Stage-1 rows have no node, as in ours.
+        assert_eq!(
+            at(theirs, "node_id").is_empty(),
+            ours_at(mine, "stage") == "1",
+            "row {i}"
+        );
+        if ours_at(mine, "signal").is_empty() {
+            assert_eq!(at(theirs, "signal_name"), "(no signals fired)", "row {i}");
+            assert_eq!(at(theirs, "weighted_contribution"), "0", "row {i}");
+            assert_eq!(at(theirs, "signal_value"), "", "row {i}");
+            assert_eq!(at(theirs, "signal_weight"), "", "row {i}");
+        } else {
+            for (column, our_column) in [
+                ("signal_name", "signal"),
+                ("signal_value", "value"),
+                ("signal_weight", "weight"),
+                ("weighted_contribution", "contribution"),
+            ] {
+                assert_eq!(
+                    at(theirs, column),
+                    ours_at(mine, our_column),
+                    "row {i} {column}"
+                );
+            }
+        }
+        phases.push((
+            at(theirs, "turn_number").parse().unwrap(),
+            at(theirs, "phase"),
+        ));
+    }
+    phases
+}
+
+/// The phase a live turn's signals hold, as the original layout prints it.
+fn live_phase(result: &TurnResult) -> String {
+    match result.signals.get("meta.interview.phase") {
+        Some(SignalValue::Category(c)) => c.clone(),
+        None => "unknown".to_owned(),
+        other => panic!("meta.interview.phase is {other:?}"),
+    }
+}
+
+#[test]
+fn the_original_csv_layout_holds_our_rows_in_its_columns() {
+    let store = Store::open(&fixture().db).unwrap();
+    let data = export::SessionData::load(&store, SESSION).unwrap();
+    let ours = csv_text(&data, CsvLayout::Ours);
+    assert_eq!(
+        ours,
+        export_text(ExportFormat::Csv, false),
+        "ours is the default"
+    );
+    let original = csv_text(&data, CsvLayout::Original);
+    let phases = check_original_against_ours(&ours, &original);
+    assert!(phases.len() > 10 * 7, "{} rows", phases.len());
+    // The phase column is the turn's `meta.interview.phase` signal.
+    let by_turn: HashMap<u32, String> = fixture()
+        .live
+        .iter()
+        .map(|r| (r.turn_number, live_phase(r)))
+        .collect();
+    for (turn, phase) in &phases {
+        assert_eq!(Some(phase), by_turn.get(turn), "turn {turn}");
+    }
+    let seen: HashSet<&str> = phases.iter().map(|(_, p)| p.as_str()).collect();
+    assert_eq!(
+        seen,
+        HashSet::from(["early", "mid", "late"]),
+        "a 10-turn interview passes through every phase"
+    );
+}
+
+/// The two rows the scripted interview may not produce: a candidate without contributions,
+/// and a turn whose signals lack the phase.
+#[test]
+fn the_original_csv_layout_marks_silent_candidates_and_unknown_phases() {
+    let store = Store::open(&fixture().db).unwrap();
+    let mut data = export::SessionData::load(&store, SESSION).unwrap();
+    let first = &mut data.turns[0].result;
+    first.signals.remove("meta.interview.phase");
+    first.score_decomposition[0].signal_contributions.clear();
+    let node = first
+        .score_decomposition
+        .iter_mut()
+        .find(|c| !c.node_id.is_empty());
+    let node_id = node.map(|c| {
+        c.signal_contributions.clear();
+        c.node_id.clone()
+    });
+    let ours = csv_text(&data, CsvLayout::Ours);
+    let original = csv_text(&data, CsvLayout::Original);
+    let phases = check_original_against_ours(&ours, &original);
+    assert!(
+        phases
+            .iter()
+            .all(|(turn, phase)| (*turn == 1) == (phase == "unknown"))
+    );
+    let (_, rows) = read_csv(&original);
+    let silent: Vec<&csv::StringRecord> = rows
+        .iter()
+        .filter(|r| &r[4] == "(no signals fired)")
+        .collect();
+    let strategy = &data.turns[0].result.score_decomposition[0].strategy;
+    assert!(
+        silent
+            .iter()
+            .any(|r| &r[0] == "1" && &r[2] == strategy && r[3].is_empty() && &r[7] == "0"),
+        "{silent:?}"
+    );
+    if let Some(node_id) = node_id {
+        assert!(silent.iter().any(|r| r[3] == node_id), "{silent:?}");
+    }
+}
+
+#[test]
+fn a_csv_layout_needs_the_csv_format() {
+    let store = Store::open(&fixture().db).unwrap();
+    let mut out = Vec::new();
+    let err = export::write(
+        &store,
+        SESSION,
+        ExportFormat::Json,
+        &ExportOptions::default().csv_layout(CsvLayout::Original),
+        &mut out,
+    )
+    .unwrap_err();
+    assert!(matches!(err, ExportError::CsvLayoutNotCsv("json")), "{err}");
+    assert!(err.to_string().contains("--csv-layout"), "{err}");
+    assert!(out.is_empty());
+
+    let cli = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_interviewer"))
+            .arg("--db")
+            .arg(&fixture().db)
+            .arg("export")
+            .arg(SESSION)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // Naming any layout, the default included, with another format is a usage error.
+    for layout in ["original", "ours"] {
+        let out = cli(&["--csv-layout", layout, "--format", "json"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{layout}: {stderr}");
+        assert!(
+            stderr.contains("--csv-layout applies to the csv format, not json"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    let out = cli(&["--csv-layout", "original", "-f", "csv"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(read_csv(&text).0, ORIGINAL_COLUMNS);
+    let out = cli(&["-f", "csv"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        export_text(ExportFormat::Csv, false),
+        "ours without --csv-layout"
+    );
+    let out = cli(&["--csv-layout", "theirs", "-f", "csv"]);
+    assert_eq!(out.status.code(), Some(2));
 }
 
 /// A parsed XML event of the small checker below.

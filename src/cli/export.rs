@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::CliError;
-use crate::export::{self, ExportError, ExportFormat, ExportOptions};
+use crate::export::{self, CsvLayout, ExportError, ExportFormat, ExportOptions};
 use crate::store::Store;
 
 #[derive(Debug, Args)]
@@ -24,12 +24,24 @@ pub struct ExportArgs {
     /// Graph formats: draw the canonical graph instead of the surface graph.
     #[arg(long)]
     pub canonical: bool,
+    /// The csv format's columns: ours (the default) or the original system's, for analysis
+    /// scripts written for it.
+    #[arg(long, value_enum, value_name = "LAYOUT")]
+    pub csv_layout: Option<CsvLayout>,
 }
 
 pub fn run(db: &Path, args: &ExportArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    // Any --csv-layout, the default's name included, asks for a CSV.
+    if args.csv_layout.is_some() && args.format != ExportFormat::Csv {
+        return Err(CliError::Usage(
+            ExportError::CsvLayoutNotCsv(args.format.name()).to_string(),
+        ));
+    }
     let store = open_for_reading(db)?;
     let id = super::sessions::resolve(&store, db, "", &args.session_id)?.id;
-    let options = ExportOptions::default().canonical(args.canonical);
+    let options = ExportOptions::default()
+        .canonical(args.canonical)
+        .csv_layout(args.csv_layout.unwrap_or_default());
     match &args.output {
         Some(path) => {
             export::write_file(&store, &id, args.format, &options, path)
@@ -73,7 +85,9 @@ fn export_error(e: ExportError, db: &Path) -> CliError {
             "no session '{id}' in {}; `interviewer sessions` lists them",
             db.display()
         )),
-        e @ ExportError::CanonicalNotGraph(_) => CliError::Usage(e.to_string()),
+        e @ (ExportError::CanonicalNotGraph(_) | ExportError::CsvLayoutNotCsv(_)) => {
+            CliError::Usage(e.to_string())
+        }
         e => CliError::Input(e.to_string()),
     }
 }

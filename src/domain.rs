@@ -361,6 +361,11 @@ pub struct GraphState {
     /// Longest chain, counted in edges, over the acyclic condensation of the graph.
     pub max_depth: u32,
     pub avg_depth: f64,
+    /// Mean, over the lowest-level nodes (the elements a ladder starts from), of the longest
+    /// chain leading on from each, in edges (seed 001: `depth_by_element`, "average depth per
+    /// element").
+    #[serde(default)]
+    pub element_depth: f64,
     pub longest_chain_path: Vec<String>,
     /// Share of level-1 nodes from which a terminal node is reachable.
     pub chain_completion_ratio: f64,

@@ -100,6 +100,7 @@ strategies:
     node_binding: none
     signal_weights:
       graph.max_depth: 0.5
+      graph.depth_by_element.mid: 0.3
       graph.node_count: 0.02
       graph.canonical_edge_density: 0.1
       meta.interview.phase.late: 0.6

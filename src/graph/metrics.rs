@@ -79,6 +79,7 @@ pub fn graph_state(
         .iter()
         .filter_map(|i| live.get(*i).map(|n| n.id.clone()))
         .collect();
+    state.element_depth = element_depth(&g, &live, methodology);
     let (ratio, complete) = chain_completion(&g, &live, methodology);
     state.chain_completion_ratio = ratio;
     state.has_complete_chain = complete;
@@ -145,6 +146,27 @@ fn depths(g: &DiGraph<usize, ()>) -> Depths {
         max,
         per_node,
         path,
+    }
+}
+
+/// Mean length, in edges, of the longest chain leading on from each lowest-level node; 0 when
+/// there is none. Measured on the reversed graph, where the chain leading on from a node is
+/// the chain leading to it.
+fn element_depth(g: &DiGraph<usize, ()>, live: &[&KgNode], m: &Methodology) -> f64 {
+    let lowest = m.ontology.nodes.iter().map(|n| n.level).min().unwrap_or(1);
+    let mut reversed = g.clone();
+    reversed.reverse();
+    let onward = depths(&reversed).per_node;
+    let reached: Vec<u32> = live
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| m.node_type(&n.node_type).is_some_and(|t| t.level == lowest))
+        .map(|(i, _)| onward.get(i).copied().unwrap_or(0))
+        .collect();
+    if reached.is_empty() {
+        0.0
+    } else {
+        f64::from(reached.iter().sum::<u32>()) / reached.len() as f64
     }
 }
 

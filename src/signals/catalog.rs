@@ -118,6 +118,13 @@ pub const SIGNALS: &[SignalSpec] = &[
         "some level-1 → terminal chain exists"
     ),
     spec!(
+        "graph.depth_by_element",
+        "graph.depth_by_element",
+        G,
+        UNIT,
+        "how far the ladders go on from the lowest-level nodes, on average, over the depth divisor"
+    ),
+    spec!(
         "graph.canonical_concept_count",
         "graph.canonical_concept_count",
         G,

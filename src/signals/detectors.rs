@@ -54,6 +54,12 @@ fn graph_detectors() -> Vec<Detector> {
                 (i.graph.avg_depth / f64::from(i.depth_divisor.max(1))).clamp(0.0, 1.0),
             );
         }),
+        detector!("graph.depth_by_element", [], |i, o| {
+            o.set(
+                "graph.depth_by_element",
+                (i.graph.element_depth / f64::from(i.depth_divisor.max(1))).clamp(0.0, 1.0),
+            );
+        }),
         detector!("graph.chain_completion", [], |i, o| {
             o.set(
                 "graph.chain_completion.ratio",

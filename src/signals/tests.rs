@@ -79,6 +79,7 @@ fn every_signal_is_detected_with_its_formula() {
         orphan_count: 1,
         max_depth: 1,
         avg_depth: 0.5,
+        element_depth: 1.5,
         chain_completion_ratio: 0.5,
         has_complete_chain: true,
         ..GraphState::default()
@@ -132,6 +133,11 @@ fn every_signal_is_detected_with_its_formula() {
     let g = |k: &str| d.global.get(k);
     assert_eq!(n(g("graph.max_depth")), 0.25, "1 / span 4");
     assert_eq!(n(g("graph.avg_depth")), 0.125);
+    assert_eq!(
+        n(g("graph.depth_by_element")),
+        0.375,
+        "1.5 edges on from the elements / 4"
+    );
     assert_eq!(
         g("graph.chain_completion.has_complete"),
         Some(&SignalValue::Bool(true))

@@ -56,6 +56,8 @@ fn counts_depth_and_complete_chains() {
     // a and a2 reach the terminal value, lonely does not: 2 of 3.
     assert!((s.chain_completion_ratio - 2.0 / 3.0).abs() < 1e-12);
     assert!(s.has_complete_chain);
+    // The ladders leading on from the attributes: a 3, a2 3, lonely 0 → 6 / 3.
+    assert!((s.element_depth - 2.0).abs() < 1e-12);
     assert_eq!(s.turn_count, 3);
 }
 

@@ -219,6 +219,26 @@ fn a_config_tree_in_the_originals_layout_checks_and_interviews() {
     }
     assert!(rubrics.contains("emotional_valence:"));
     std::fs::write(tree.join("signals.md"), rubrics).unwrap();
+    // The original's files list only global signals and weigh node signals and the response
+    // trend without listing them: those still count (no `note:`).
+    std::fs::write(
+        tree.join("methodologies/laddering.yaml"),
+        "method:\n  name: laddering\n  version: \"3.0\"\n  goal: \"Ladder from attributes to values\"\n\
+         ontology:\n  nodes:\n    - {name: attribute, level: 1, terminal: false, examples: [\"creamy\"]}\n\
+         \x20   - {name: value, level: 2, terminal: true}\n  edges:\n\
+         \x20   - {name: leads_to, permitted_connections: [[attribute, value]]}\n\
+         signals:\n  graph: [graph.node_count, graph.max_depth]\n\
+         \x20 llm: [llm.response_depth, llm.engagement]\n\
+         \x20 temporal: [temporal.strategy_repetition_count, technique.node.strategy_repetition]\n\
+         \x20 meta: [meta.interview.phase]\n\
+         strategies:\n  - name: deepen\n    description: \"Ask why it matters\"\n    signal_weights:\n\
+         \x20     llm.response_depth.low: 0.8\n      llm.global_response_trend.shallowing: 0.4\n\
+         \x20     graph.node.exhaustion_score.low: 1.0\n      graph.node.focus_streak.low: 0.5\n\
+         \x20 - name: reflect\n    node_binding: none\n    signal_weights:\n\
+         \x20     graph.max_depth: 0.7\n      meta.node.opportunity.probe_deeper: 0.6\n\
+         phases:\n  early:\n    description: \"Initial exploration\"\n    signal_weights: {deepen: 1.2}\n",
+    )
+    .unwrap();
 
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_interviewer"))
@@ -239,7 +259,8 @@ fn a_config_tree_in_the_originals_layout_checks_and_interviews() {
         "{text}{}",
         String::from_utf8_lossy(&checked.stderr)
     );
-    assert!(text.contains("18 file(s) checked, 0 failed"), "{text}");
+    assert!(text.contains("19 file(s) checked, 0 failed"), "{text}");
+    assert!(!text.contains("note:"), "{text}");
     assert!(text.contains("signals.md"), "{text}");
 
     let answers = tmp.path().join("answers.txt");

@@ -942,9 +942,9 @@ impl interviewer::llm::LlmProvider for Recording {
 }
 
 /// Seed 001 "YAML Configuration Flow": the methodology's `signals:` section decides which
-/// detectors run and which rubrics the scoring call asks for. Listing two `llm.*` rubrics and
-/// one graph signal sends only those two rubrics, and computes (and reports) only the listed
-/// signals and the phase scoring needs.
+/// global detectors run and which rubrics the scoring call asks for. Listing two `llm.*`
+/// rubrics and one graph signal sends only those two rubrics, and computes (and reports) only
+/// the listed global signals and the phase scoring needs; node signals still run.
 #[tokio::test]
 async fn the_methodology_signals_section_decides_what_is_computed_and_asked() {
     use interviewer::llm::{LlmProvider, LlmRouter, Role, ScriptedProvider};
@@ -1014,14 +1014,11 @@ async fn the_methodology_signals_section_decides_what_is_computed_and_asked() {
         .into_iter()
         .collect();
         assert_eq!(names, expected, "turn {}", r.turn_number);
-        assert!(
-            r.node_signals.is_empty()
-                || r.node_signals
-                    .values()
-                    .all(|v| v.as_object().is_some_and(serde_json::Map::is_empty)),
-            "{:?}",
-            r.node_signals
-        );
+        if r.turn_number > 1 {
+            // Node signals come from their own service, outside the section (seed 001), and
+            // run on what there is: no rubric was asked for them.
+            assert!(!r.node_signals.is_empty(), "turn {}", r.turn_number);
+        }
     }
 }
 

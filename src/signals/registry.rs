@@ -12,6 +12,9 @@ use crate::config::Methodology;
 
 /// The interview phase: always computed, since scoring applies the phase's modifiers.
 const PHASE: &str = "meta.interview.phase";
+/// The answer depth rubric, and the session-scoped trend that follows it.
+const DEPTH: &str = "llm.response_depth";
+const TREND: &str = "llm.global_response_trend";
 
 /// A detector: a namespaced name, the detectors it reads, and a pure function.
 #[derive(Clone, Copy)]
@@ -122,14 +125,32 @@ impl Registry {
             .collect()
     }
 
-    /// The detectors to run for `methodology` (seed 001 "YAML Configuration Flow":
-    /// `config.signals` decides the detectors): what its `signals:` section lists, the detectors
-    /// those read, and the phase (scoring applies phase weights and bonuses); `None`, every
-    /// detector, when the section lists nothing.
+    /// The detectors to run for `methodology`, following seed 001's "YAML Configuration Flow":
+    /// `config.signals` makes the global detector, so the global signals are what its
+    /// `signals:` section lists, the detectors those read, and the phase (scoring applies phase
+    /// weights and bonuses); the node signals come from their own service, outside the section,
+    /// and always run (on what the plan computes: a node signal never asks for a rubric the
+    /// section leaves out); the session-scoped `llm.global_response_trend`, which the original
+    /// system's files weigh without listing it, runs whenever the answer depth is scored.
+    /// `None`, every detector, when the section lists nothing.
     pub fn plan_for(&self, methodology: &Methodology) -> Option<Vec<&'static str>> {
         let wanted = methodology.wanted_signals()?;
-        let requested = wanted.iter().map(String::as_str).chain([PHASE]);
-        Some(self.plan(requested))
+        let mut planned = self.plan(wanted.iter().map(String::as_str).chain([PHASE]));
+        if planned.contains(&DEPTH) {
+            planned = self.plan(planned.iter().copied().chain([TREND]));
+        }
+        let node_scoped = |name: &str| {
+            catalog::SIGNALS
+                .iter()
+                .any(|s| s.detector == name && s.scope == catalog::Scope::Node)
+        };
+        Some(
+            self.ordered
+                .iter()
+                .map(|d| d.name)
+                .filter(|n| planned.contains(n) || node_scoped(n))
+                .collect(),
+        )
     }
 
     /// Whether a run of `plan` (every detector when `None`) computes the signal a weight key
@@ -259,6 +280,23 @@ mod tests {
                 );
             }
         }
+        let node_detectors: BTreeSet<&str> = catalog::SIGNALS
+            .iter()
+            .filter(|s| s.scope == catalog::Scope::Node)
+            .map(|s| s.detector)
+            .collect();
+        // Only node signals: the globals are the phase alone, and no rubric is asked for,
+        // although node exhaustion reads answer depths (it sees none then).
+        m.signals = [("graph".to_owned(), vec!["graph.node.is_orphan".to_owned()])]
+            .into_iter()
+            .collect();
+        let plan = r.plan_for(&m).unwrap();
+        let expected: BTreeSet<&str> = node_detectors.iter().copied().chain([PHASE]).collect();
+        assert_eq!(plan.iter().copied().collect::<BTreeSet<_>>(), expected);
+        assert!(!r.computes(Some(&plan), "llm.response_depth.deep"));
+        assert!(!r.computes(Some(&plan), "llm.global_response_trend.fatigued"));
+        // A listed node signal brings what it reads: exhaustion asks for the answer depth,
+        // and the session-scoped trend follows the depth.
         m.signals = [(
             "graph".to_owned(),
             vec!["graph.node.exhaustion_score".to_owned()],
@@ -266,14 +304,10 @@ mod tests {
         .into_iter()
         .collect();
         let plan = r.plan_for(&m).unwrap();
-        assert_eq!(
-            plan.iter().copied().collect::<BTreeSet<_>>(),
-            ["graph.node.exhaustion_score", "llm.response_depth", PHASE]
-                .into_iter()
-                .collect()
-        );
         assert!(r.computes(Some(&plan), "llm.response_depth.deep"));
+        assert!(r.computes(Some(&plan), "llm.global_response_trend.fatigued"));
         assert!(!r.computes(Some(&plan), "llm.valence.high"));
+        assert!(!r.computes(Some(&plan), "graph.max_depth"));
         assert!(r.computes(None, "llm.valence.high"));
         // Weights on what is not computed are reported by name.
         let notes = m.unlisted_weights(&|k| r.computes(Some(&plan), k));

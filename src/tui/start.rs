@@ -216,8 +216,20 @@ impl Widget for &StartScreen {
         };
         render_new(self, new_area, buf);
         render_resume(self, resume_area, buf);
-        if let Some(m) = &self.message {
-            Line::from(Span::styled(format!(" {m}"), theme.warning)).render(message, buf);
+        // Under the lists: a message of this screen's, else why the highlighted session's
+        // last turn failed (seed 004's ERROR state), as `interviewer sessions` says it.
+        let failure = self
+            .sessions
+            .get(self.session)
+            .filter(|_| self.on_resume)
+            .and_then(|x| x.failure.as_ref())
+            .map(|f| clean_line(&f.describe()));
+        if let Some(m) = self.message.clone().or(failure) {
+            Line::from(Span::styled(
+                truncate(&format!(" {m}"), usize::from(message.width)),
+                theme.warning,
+            ))
+            .render(message, buf);
         }
         let keys = if self.on_resume {
             " ↑↓ session · Enter resume · m moderator · Tab new interview · q quit"
@@ -451,5 +463,47 @@ mod tests {
         assert_eq!(s.key(key(KeyCode::Enter)), None);
         assert!(s.message.is_some());
         assert_eq!(s.key(key(KeyCode::Char('q'))), Some(StartOutcome::Quit));
+    }
+
+    /// A highlighted session whose last turn failed says where and why under the lists.
+    #[test]
+    fn a_failed_session_says_why_when_highlighted() {
+        let failed = SessionSummary {
+            id: "0c1d2e3f-aaaa-bbbb-cccc-000000000000".into(),
+            concept: "oat_milk".into(),
+            methodology: "means_end_chain".into(),
+            turns: 2,
+            status: crate::store::SessionStatus::Active,
+            failure: Some(crate::store::TurnFailure {
+                turn: 3,
+                stage: "3 extraction".into(),
+                message: "extraction call failed: timed out".into(),
+                at: "2026-11-26T10:00:00Z".into(),
+            }),
+            updated_at: "2026-11-26T10:00:00.000Z".into(),
+        };
+        let s = StartScreen::new(
+            Vec::new(),
+            Vec::new(),
+            vec![failed],
+            20,
+            Theme::monochrome(),
+        );
+        let area = Rect::new(0, 0, 120, 16);
+        let mut buf = Buffer::empty(area);
+        (&s).render(area, &mut buf);
+        let text: String = (0..area.height)
+            .map(|y| {
+                (0..area.width)
+                    .map(|x| buf.cell((x, y)).map_or(" ", |c| c.symbol()).to_owned())
+                    .collect::<String>()
+                    + "\n"
+            })
+            .collect();
+        assert!(text.contains("failed"), "{text}");
+        assert!(
+            text.contains("failed at stage 3 extraction in turn 3: extraction call failed"),
+            "{text}"
+        );
     }
 }

@@ -90,11 +90,9 @@ fn proposals_create_merge_and_promote() {
     assert!((u2.mappings_created[0].similarity - 0.8).abs() < 1e-6);
 }
 
-#[test]
-fn other_types_and_low_similarity_make_new_slots() {
-    let mapped = HashSet::new();
-    let mut next = ids();
-    let existing = CanonicalSlot {
+/// A candidate attribute slot with one member, embedded at (1, 0).
+fn creaminess_candidate() -> CanonicalSlot {
+    CanonicalSlot {
         id: "slotA".into(),
         session_id: "s".into(),
         slot_name: "creaminess".into(),
@@ -105,7 +103,14 @@ fn other_types_and_low_similarity_make_new_slots() {
         first_seen_turn: 1,
         promoted_turn: None,
         embedding: Some(vec![1.0, 0.0]),
-    };
+    }
+}
+
+#[test]
+fn other_types_and_low_similarity_make_new_slots() {
+    let mapped = HashSet::new();
+    let mut next = ids();
+    let existing = creaminess_candidate();
     let v = node("v", "indulgence", "terminal_value", &[1.0, 0.0]);
     let a = node("a", "froth", "attribute", &[0.5, 0.866]);
     let vs = [&v];
@@ -238,18 +243,7 @@ fn surface_edges_aggregate_between_slots() {
 #[test]
 fn canonical_thresholds_come_from_the_context() {
     let mapped = HashSet::new();
-    let existing = CanonicalSlot {
-        id: "slotA".into(),
-        session_id: "s".into(),
-        slot_name: "creaminess".into(),
-        description: String::new(),
-        node_type: "attribute".into(),
-        status: SlotStatus::Candidate,
-        support_count: 1,
-        first_seen_turn: 1,
-        promoted_turn: None,
-        embedding: Some(vec![1.0, 0.0]),
-    };
+    let existing = creaminess_candidate();
     let a = node("a", "froth", "attribute", &[0.5, 0.866]);
     let nodes = [&a];
     let batch = ProposalBatch {

@@ -9,6 +9,7 @@ mod doctor;
 mod export;
 mod interview;
 mod models;
+mod replay;
 mod score;
 mod sessions;
 pub mod setup;
@@ -52,6 +53,9 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Export a session as JSON, a scoring CSV, a graph file or a Markdown transcript.
     Export(export::ExportArgs),
+    /// Score every stored turn of a session again under its own or an edited methodology
+    /// (no model calls, the session unchanged) and say which decisions would change.
+    Replay(replay::ReplayArgs),
     /// Run an interview without the terminal UI, answers from a file or stdin.
     Interview(interview::InterviewArgs),
     /// Show each LLM role's provider, model and settings with their sources, and probe each
@@ -133,6 +137,12 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
             out,
         ),
         Command::Export(args) => export::run(
+            &cli.db.unwrap_or_else(crate::store::default_path),
+            &args,
+            out,
+        ),
+        Command::Replay(args) => replay::run(
+            &dir,
             &cli.db.unwrap_or_else(crate::store::default_path),
             &args,
             out,

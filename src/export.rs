@@ -1,6 +1,7 @@
 //! Exports of a stored session: the whole session as JSON, the score decomposition as CSV (in
 //! our columns or the replaced system's, see [`CsvLayout`]), the surface or canonical graph as
-//! `GraphML`, DOT or Mermaid, and the transcript as Markdown.
+//! `GraphML`, DOT or Mermaid, and the transcript as Markdown; and [`replay`], the stored
+//! decisions scored again under an edited methodology.
 //!
 //! Everything is read back from the store; each turn's [`TurnResult`] is rebuilt from its
 //! stage checkpoints with floats read bit-exactly, so the CSV and JSON numbers equal the ones
@@ -27,6 +28,7 @@ mod graphml;
 mod json;
 mod md;
 mod mermaid;
+pub mod replay;
 
 use std::fs;
 use std::io::{self, BufWriter, Write};

@@ -30,6 +30,7 @@ mod layering;
 mod new_methodologies;
 mod pipeline;
 mod providers_http;
+mod replay;
 mod score_formula;
 mod simulate;
 mod store;

@@ -148,14 +148,11 @@ fn the_seeds_and_the_originals_ids_resolve() {
     assert!(missing.contains("no_such_persona"), "{missing}");
 }
 
-/// A config tree laid out as the original system's: `methodologies/`, `concepts/` and
-/// `personas/` under the seeds' and the original's ids, and `signals.md` at the root with the
-/// tone rubric named `emotional_valence` and calibration examples under each scale. `check
-/// --config-dir` passes on it, and an interview runs from it.
-#[test]
-fn a_config_tree_in_the_originals_layout_checks_and_interviews() {
-    let tmp = tempfile::tempdir().unwrap();
-    let tree = tmp.path().join("original");
+/// A config tree laid out as the original system's, in `tree`: the shipped methodologies, the
+/// seeds' and the original's concept and persona ids, `signals.md` at the root with
+/// `emotional_valence` and calibration examples, and a methodology written in the original's
+/// style.
+fn original_tree(tree: &std::path::Path) {
     let ours = std::path::Path::new(common::MANIFEST).join("config");
     for sub in ["methodologies", "concepts", "personas"] {
         std::fs::create_dir_all(tree.join(sub)).unwrap();
@@ -239,7 +236,17 @@ fn a_config_tree_in_the_originals_layout_checks_and_interviews() {
          phases:\n  early:\n    description: \"Initial exploration\"\n    signal_weights: {deepen: 1.2}\n",
     )
     .unwrap();
+}
 
+/// A config tree laid out as the original system's: `methodologies/`, `concepts/` and
+/// `personas/` under the seeds' and the original's ids, and `signals.md` at the root with the
+/// tone rubric named `emotional_valence` and calibration examples under each scale. `check
+/// --config-dir` passes on it, and an interview runs from it.
+#[test]
+fn a_config_tree_in_the_originals_layout_checks_and_interviews() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("original");
+    original_tree(&tree);
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_interviewer"))
             .arg("--config-dir")

@@ -318,3 +318,53 @@ async fn the_end_screen_and_the_graph_panel_agree_on_the_longest_chain() {
     assert_eq!(on_end, on_panel, "{end}\n{graph}");
     assert!(on_end.parse::<usize>().unwrap() >= 2);
 }
+
+/// Time travel: after five turns, `[` four times (from the panels) shows turn 1 in every panel
+/// with its own decomposition, the graph as it stood then, and a marker in the status bar;
+/// `}` returns to the latest turn, and Alt+← steps back too.
+#[tokio::test]
+async fn stepping_back_shows_an_earlier_turn_in_every_panel() {
+    let rec = recording().await;
+    let mut app = rec.app(Mode::Respondent, 5);
+    key(&mut app, KeyCode::Esc, KeyModifiers::NONE);
+    let latest = draw(&mut app, 160, 48).backend().to_string();
+    for _ in 0..4 {
+        key(&mut app, KeyCode::Char('['), KeyModifiers::NONE);
+    }
+    assert_eq!(app.model.viewing, Some(1));
+    let screen = draw(&mut app, 160, 48).backend().to_string();
+    assert!(
+        screen.contains("viewing turn 1 of 5 — } to return"),
+        "{screen}"
+    );
+    assert!(screen.contains("viewing this turn"), "{screen}");
+    let shown = app.model.shown().unwrap();
+    assert_eq!(shown.turn_number, 1);
+    // Turn 1's own decomposition and signals, not turn 5's.
+    let turn1 = rec
+        .events
+        .iter()
+        .find_map(|e| match e {
+            interviewer::pipeline::Event::TurnCompleted(r) if r.turn_number == 1 => Some(r),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(shown.score_decomposition, turn1.score_decomposition);
+    assert_eq!(shown.signals, turn1.signals);
+    // The graph as it stood after turn 1: its nodes only.
+    let graph = app.model.graph_snapshot().unwrap();
+    assert!(graph.nodes.iter().all(|n| n.turn <= 1));
+    assert_eq!(
+        graph.nodes.len(),
+        usize::try_from(turn1.graph_state.node_count).unwrap()
+    );
+    insta::assert_snapshot!("viewing_turn_1_160x48", screen);
+    // One step forward, then back to the latest.
+    key(&mut app, KeyCode::Char(']'), KeyModifiers::NONE);
+    assert_eq!(app.model.viewing, Some(2));
+    key(&mut app, KeyCode::Char('}'), KeyModifiers::NONE);
+    assert_eq!(app.model.viewing, None);
+    assert_eq!(draw(&mut app, 160, 48).backend().to_string(), latest);
+    key(&mut app, KeyCode::Left, KeyModifiers::ALT);
+    assert_eq!(app.model.viewing, Some(4));
+}

@@ -108,7 +108,9 @@ pub enum Event {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SessionHistory {
     pub transcript: Vec<TranscriptLine>,
-    pub last_turn: Option<TurnResult>,
+    /// Every completed turn's result, oldest first (a researcher's override applied): the
+    /// last is the latest turn, the rest let a view step back through the session.
+    pub turns: Vec<TurnResult>,
 }
 
 /// One utterance of the transcript.

@@ -41,26 +41,25 @@ pub fn history(interview: &Interview) -> SessionHistory {
             Vec::new()
         }
     };
-    let last_turn = match last_turn(interview) {
-        Ok(r) => r,
-        Err(e) => {
-            tracing::warn!(session = interview.session_id(), "no last turn: {e}");
-            None
+    let mut turns = Vec::new();
+    for turn in 1..=interview.turn_count() {
+        match turn_result(interview, turn) {
+            Ok(r) => turns.push(r),
+            Err(e) => {
+                tracing::warn!(
+                    session = interview.session_id(),
+                    turn,
+                    "no turn result: {e}"
+                );
+            }
         }
-    };
-    SessionHistory {
-        transcript,
-        last_turn,
     }
+    SessionHistory { transcript, turns }
 }
 
-/// The last completed turn's result rebuilt from its checkpoints, with a researcher's override
-/// (kept in the turn's scoring record) applied.
-fn last_turn(interview: &Interview) -> Result<Option<TurnResult>, PipelineError> {
-    let turn = interview.turn_count();
-    if turn == 0 {
-        return Ok(None);
-    }
+/// A completed turn's result rebuilt from its checkpoints, with a researcher's override (kept
+/// in the turn's scoring record) applied.
+fn turn_result(interview: &Interview, turn: u32) -> Result<TurnResult, PipelineError> {
     let run = interview
         .restore_run(turn, String::new())
         .map_err(|(_, e)| e)?;
@@ -87,7 +86,7 @@ fn last_turn(interview: &Interview) -> Result<Option<TurnResult>, PipelineError>
     if let Ok(question) = interview.question_of(turn) {
         result.next_question = question;
     }
-    Ok(Some(result))
+    Ok(result)
 }
 
 /// The graph, node states, slots, focus trace, latest rubric scores and usage of `interview`.

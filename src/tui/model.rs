@@ -88,6 +88,15 @@ pub struct Model {
     pub running: Option<Running>,
     /// The latest completed turn (adjusted by overrides).
     pub last: Option<Box<TurnResult>>,
+    /// Every completed turn before the latest, oldest first (adjusted by overrides): what
+    /// stepping back through the session shows.
+    pub earlier: Vec<TurnResult>,
+    /// The turn the panels show after the researcher stepped back (`[`); `None` follows the
+    /// latest turn. Live events still fold in meanwhile.
+    pub viewing: Option<u32>,
+    /// The snapshot as it stood after the viewed turn (nodes, edges and slots by provenance)
+    /// with its lookups; `None` while following the latest turn.
+    pub viewed_graph: Option<(Box<SessionSnapshot>, GraphIndex)>,
     pub snapshot: Option<Box<SessionSnapshot>>,
     /// Lookups over the snapshot's graph, rebuilt with each snapshot.
     pub graph: GraphIndex,
@@ -106,6 +115,84 @@ pub struct Model {
 }
 
 impl Model {
+    /// The turn the panels show: the one stepped back to, else the latest.
+    pub fn shown(&self) -> Option<&TurnResult> {
+        match self.viewing {
+            Some(turn) => self
+                .earlier
+                .iter()
+                .find(|r| r.turn_number == turn)
+                .or_else(|| self.last.as_deref().filter(|l| l.turn_number == turn)),
+            None => self.last.as_deref(),
+        }
+    }
+
+    /// The snapshot the graph panels draw: as of the viewed turn, else the latest.
+    pub fn graph_snapshot(&self) -> Option<&SessionSnapshot> {
+        match &self.viewed_graph {
+            Some((snapshot, _)) => Some(snapshot),
+            None => self.snapshot.as_deref(),
+        }
+    }
+
+    /// The lookups over [`Model::graph_snapshot`].
+    pub fn graph_index(&self) -> &GraphIndex {
+        self.viewed_graph.as_ref().map_or(&self.graph, |(_, g)| g)
+    }
+
+    /// Rebuilds the as-of-turn graph after the view or the snapshot changed.
+    fn refresh_view(&mut self) {
+        self.viewed_graph = match (self.viewing, self.snapshot.as_deref()) {
+            (Some(turn), Some(snapshot)) => {
+                let past = graph::as_of(snapshot, turn);
+                let index = GraphIndex::build(&past);
+                Some((Box::new(past), index))
+            }
+            _ => None,
+        };
+    }
+
+    /// Completed turn numbers, oldest first.
+    pub fn turn_numbers(&self) -> Vec<u32> {
+        self.earlier
+            .iter()
+            .map(|r| r.turn_number)
+            .chain(self.last.as_ref().map(|l| l.turn_number))
+            .collect()
+    }
+
+    /// Steps the view one completed turn back or forward; stepping forward from the latest
+    /// does nothing, and reaching the latest follows it again.
+    pub fn step_view(&mut self, back: bool) {
+        let turns = self.turn_numbers();
+        let Some(&latest) = turns.last() else {
+            return;
+        };
+        let at = self
+            .viewing
+            .and_then(|v| turns.iter().position(|t| *t == v))
+            .unwrap_or(turns.len() - 1);
+        let to = if back {
+            at.saturating_sub(1)
+        } else {
+            (at + 1).min(turns.len() - 1)
+        };
+        let turn = turns.get(to).copied().unwrap_or(latest);
+        self.viewing = (turn != latest).then_some(turn);
+        self.refresh_view();
+    }
+
+    /// Jumps the view to the first completed turn, or back to the latest (`None`).
+    pub fn view_first(&mut self, first: bool) {
+        let turns = self.turn_numbers();
+        self.viewing = if first && turns.len() > 1 {
+            turns.first().copied()
+        } else {
+            None
+        };
+        self.refresh_view();
+    }
+
     /// Marks work the app just asked for, so sending is disabled before the first event.
     pub fn begin(&mut self, work: Work, turn: u32, now: Instant) {
         self.failure = None;
@@ -208,6 +295,11 @@ impl Model {
         match event {
             Event::TurnCompleted(result) => {
                 self.turns_done = result.turn_number;
+                if let Some(previous) = self.last.take()
+                    && previous.turn_number < result.turn_number
+                {
+                    self.earlier.push(*previous);
+                }
                 self.last = Some(result);
             }
             Event::Resumed(history) => {
@@ -216,9 +308,11 @@ impl Model {
                         self.upsert(line.turn, line.speaker, clean(line.text.trim()), None);
                     }
                 }
-                if let Some(last) = history.last_turn {
+                let mut turns = history.turns;
+                if let Some(last) = turns.pop() {
                     self.turns_done = last.turn_number;
                     self.last = Some(Box::new(last));
+                    self.earlier = turns;
                 }
             }
             _ => {}
@@ -299,6 +393,9 @@ impl Model {
         self.turns_done = self.turns_done.max(snapshot.turn_count);
         self.graph = GraphIndex::build(&snapshot);
         self.snapshot = Some(snapshot);
+        if self.viewing.is_some() {
+            self.refresh_view();
+        }
     }
 
     /// Inserts or replaces the utterance of `speaker` in `turn`, keeping turn order.

@@ -56,6 +56,10 @@ pub const HELP: &[HelpSection] = &[
             ("PgUp / PgDn", "scroll the conversation"),
             ("mouse wheel", "scroll the panel under the pointer"),
             ("Ctrl+G", "graph view"),
+            (
+                "Alt+← / Alt+→",
+                "view the turn before / after (every panel and the graph)",
+            ),
         ],
     ),
     (
@@ -84,6 +88,8 @@ pub const HELP: &[HelpSection] = &[
             ("Enter / Space", "expand: contributions, rubric rationale"),
             ("1…5", "show a panel"),
             ("i", "back to the answer box"),
+            ("[ / ]", "view the turn before / after"),
+            ("{ / }", "view the first turn / back to the latest"),
             ("g", "graph view"),
             ("x", "end the interview now (asks first)"),
             ("? / q", "help / quit"),
@@ -103,6 +109,7 @@ pub const HELP: &[HelpSection] = &[
             ("↑↓", "select a node or slot"),
             ("Tab", "switch between nodes and slots"),
             ("PgUp / PgDn", "scroll the node inspector"),
+            ("[ ] { }", "the graph as it stood after another turn"),
             ("Esc / g", "back"),
         ],
     ),

@@ -105,6 +105,8 @@ impl App {
             KeyCode::F(1) => self.open(Popup::Help),
             KeyCode::Char('g') if ctrl => self.ui.graph_view = Some(GraphViewUi::default()),
             KeyCode::Char(c @ '1'..='5') if alt => self.show_panel(digit(c)),
+            KeyCode::Left if alt => self.model.step_view(true),
+            KeyCode::Right if alt => self.model.step_view(false),
             KeyCode::Tab => self.cycle(true),
             KeyCode::BackTab => self.cycle(false),
             KeyCode::PageUp => self.scroll_by(PanelId::Conversation, false, PAGE_ROWS),
@@ -203,14 +205,51 @@ impl App {
             KeyCode::Home => self.scroll_by(panel, false, usize::MAX),
             KeyCode::End => self.scroll_by(panel, true, usize::MAX),
             KeyCode::Enter | KeyCode::Char(' ') => self.expand(panel),
-            _ => {}
+            code => {
+                self.travel(code);
+            }
         }
         Vec::new()
     }
 
+    /// Time travel through the completed turns: `[` and `]` step back and forward, `{` jumps
+    /// to the first turn and `}` back to the latest; true when `code` was one of them.
+    fn travel(&mut self, code: KeyCode) -> bool {
+        match code {
+            KeyCode::Char('[') => self.model.step_view(true),
+            KeyCode::Char(']') => self.model.step_view(false),
+            KeyCode::Char('{') => self.model.view_first(true),
+            KeyCode::Char('}') => self.model.view_first(false),
+            _ => return false,
+        }
+        true
+    }
+
     fn graph_key(&mut self, key: KeyEvent) {
-        let nodes = self.model.graph.order.len();
-        let slots = self.model.snapshot.as_ref().map_or(0, |s| s.slots.len());
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let stepped = match key.code {
+            KeyCode::Left if alt => {
+                self.model.step_view(true);
+                true
+            }
+            KeyCode::Right if alt => {
+                self.model.step_view(false);
+                true
+            }
+            code => self.travel(code),
+        };
+        if stepped {
+            // The graph as of another turn has other nodes: start from the top.
+            if let Some(g) = self.ui.graph_view.as_mut() {
+                *g = GraphViewUi {
+                    on_slots: g.on_slots,
+                    ..GraphViewUi::default()
+                };
+            }
+            return;
+        }
+        let nodes = self.model.graph_index().order.len();
+        let slots = self.model.graph_snapshot().map_or(0, |s| s.slots.len());
         let Some(g) = self.ui.graph_view.as_mut() else {
             return;
         };

@@ -13,6 +13,69 @@ const MAX_CHAINS: usize = 64;
 /// Longest chain followed, in nodes (a guard; ontologies have a handful of levels).
 const MAX_CHAIN_LEN: usize = 16;
 
+/// `snapshot` as it stood after `turn`: nodes and edges recorded by then, slots first seen by
+/// then (active only if promoted by then, their members and support counted among the nodes
+/// kept), and the focus trace up to that turn. Node states and rubric rationales exist only
+/// for the latest turn, so they are left out of a past one.
+pub fn as_of(snapshot: &SessionSnapshot, turn: u32) -> SessionSnapshot {
+    let nodes: Vec<_> = snapshot
+        .nodes
+        .iter()
+        .filter(|n| n.turn <= turn)
+        .cloned()
+        .map(|mut n| {
+            n.state = None;
+            n.mentions.retain(|m| m.turn <= turn);
+            n
+        })
+        .collect();
+    let kept: std::collections::HashSet<&str> = nodes.iter().map(|n| n.id.as_str()).collect();
+    let edges = snapshot
+        .edges
+        .iter()
+        .filter(|e| {
+            e.turn <= turn && kept.contains(e.source.as_str()) && kept.contains(e.target.as_str())
+        })
+        .cloned()
+        .collect();
+    let slots = snapshot
+        .slots
+        .iter()
+        .filter(|s| s.first_seen_turn <= turn)
+        .cloned()
+        .map(|mut s| {
+            s.members.retain(|m| kept.contains(m.as_str()));
+            s.support_count = u32::try_from(s.members.len()).unwrap_or(u32::MAX);
+            if s.promoted_turn.is_none_or(|p| p > turn) {
+                s.status = crate::graph::model::SlotStatus::Candidate;
+                s.promoted_turn = None;
+            }
+            s
+        })
+        .collect();
+    SessionSnapshot {
+        turn_count: turn.min(snapshot.turn_count),
+        finished: None,
+        focus_history: snapshot
+            .focus_history
+            .iter()
+            .filter(|e| e.turn <= turn)
+            .cloned()
+            .collect(),
+        nodes,
+        edges,
+        slots,
+        rubric_scores: crate::domain::LlmScores::new(),
+        new_nodes_per_turn: snapshot
+            .new_nodes_per_turn
+            .iter()
+            .take(usize::try_from(turn).unwrap_or(usize::MAX))
+            .copied()
+            .collect(),
+        ..snapshot.clone()
+    }
+}
+
 /// Nodes of one ontology level.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LevelGroup {

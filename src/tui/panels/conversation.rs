@@ -40,10 +40,14 @@ impl Widget for &ConversationPanel<'_> {
         let block = frame(strings::CONVERSATION, &app.theme, focused);
         let inner = block.inner(area);
         block.render(area, buf);
-        let lines = lines(app, usize::from(inner.width));
+        let (lines, viewed) = lines(app, usize::from(inner.width));
         let height = usize::from(inner.height);
         let bottom = lines.len().saturating_sub(height);
-        let offset = bottom.saturating_sub(app.ui.conversation_scroll);
+        // Stepped back to a turn: its answer at the top (as far as the rows allow).
+        let offset = viewed.map_or_else(
+            || bottom.saturating_sub(app.ui.conversation_scroll),
+            |row| row.min(bottom),
+        );
         scrolled(lines, offset, inner, buf);
     }
 }
@@ -56,15 +60,17 @@ pub fn max_scroll(app: &App) -> usize {
     };
     let inner_width = usize::from(area.width.saturating_sub(2));
     let inner_height = usize::from(area.height.saturating_sub(2));
-    lines(app, inner_width).len().saturating_sub(inner_height)
+    lines(app, inner_width).0.len().saturating_sub(inner_height)
 }
 
-/// Every row of the conversation at `width` columns.
-fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
+/// Every row of the conversation at `width` columns, and the first row of the viewed turn
+/// when the researcher stepped back to one.
+fn lines(app: &App, width: usize) -> (Vec<Line<'static>>, Option<usize>) {
     let theme = &app.theme;
     let model = &app.model;
     let text_width = width.saturating_sub(INDENT.len() + 1).max(8);
     let mut out = Vec::new();
+    let mut viewed_row = None;
     let streaming = model.streaming.as_ref();
     for m in &model.conversation {
         let replaced =
@@ -76,7 +82,12 @@ fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
             && m.speaker == Speaker::Interviewer
             && app.proposal_pending()
             && model.question_turn == Some(m.turn);
-        push_message(&mut out, app, m, proposal, text_width);
+        // The viewed turn is its answer and the question that followed it.
+        let viewed = model.viewing == Some(m.turn);
+        if viewed && viewed_row.is_none() {
+            viewed_row = Some(out.len());
+        }
+        push_message(&mut out, app, m, (proposal, viewed), text_width);
     }
     if let Some((turn, text)) = streaming {
         let header = Line::from(vec![
@@ -93,14 +104,14 @@ fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
             theme.dim,
         )));
     }
-    out
+    (out, viewed_row)
 }
 
 fn push_message(
     out: &mut Vec<Line<'static>>,
     app: &App,
     m: &Message,
-    proposal: bool,
+    (proposal, viewed): (bool, bool),
     width: usize,
 ) {
     let theme = &app.theme;
@@ -122,6 +133,10 @@ fn push_message(
     ];
     if proposal {
         header.push(Span::styled(" · proposed", theme.proposal));
+    }
+    if viewed {
+        header.insert(0, Span::styled("▶ ", theme.winner));
+        header.push(Span::styled(" · viewing this turn", theme.winner));
     }
     out.push(Line::from(header));
     if let Some(note) = &m.note {

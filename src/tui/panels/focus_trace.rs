@@ -44,12 +44,17 @@ impl Widget for &FocusTracePanel<'_> {
         }
         let inner = block.inner(area);
         block.render(area, buf);
-        let history = app
+        let all = app
             .model
             .snapshot
             .as_ref()
             .map(|s| s.focus_history.as_slice())
             .unwrap_or_default();
+        // Stepped back to a turn: the trace as it stood then.
+        let history: Vec<_> = all
+            .iter()
+            .filter(|e| app.model.viewing.is_none_or(|v| e.turn <= v))
+            .collect();
         if history.is_empty() {
             empty_note(inner, buf, strings::NO_TURN_YET, theme);
             return;

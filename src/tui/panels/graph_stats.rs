@@ -43,7 +43,7 @@ impl Widget for &GraphStatsPanel<'_> {
         let block = frame(strings::GRAPH_STATS, &app.theme, focused);
         let inner = block.inner(area);
         block.render(area, buf);
-        if app.model.last.is_none() {
+        if app.model.shown().is_none() {
             empty_note(inner, buf, strings::NO_TURN_YET, &app.theme);
             return;
         }
@@ -59,7 +59,7 @@ pub fn line_count(app: &App, width: usize) -> usize {
 
 fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let theme = &app.theme;
-    let Some(last) = &app.model.last else {
+    let Some(last) = app.model.shown() else {
         return Vec::new();
     };
     let g = &last.graph_state;
@@ -116,7 +116,7 @@ fn lines(app: &App, width: usize) -> Vec<Line<'static>> {
         let chain: Vec<&str> = g
             .longest_chain_path
             .iter()
-            .map(|id| app.model.graph.label(id))
+            .map(|id| app.model.graph_index().label(id))
             .collect();
         row(
             &mut out,
@@ -179,7 +179,7 @@ fn nodes_by_type(app: &App, last: &TurnResult) -> Vec<(String, u32)> {
 }
 
 fn canonical(app: &App, last: &TurnResult) -> String {
-    let (active, candidate) = app.model.snapshot.as_ref().map_or((0, 0), |s| {
+    let (active, candidate) = app.model.graph_snapshot().map_or((0, 0), |s| {
         let active = s
             .slots
             .iter()

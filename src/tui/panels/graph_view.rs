@@ -39,7 +39,7 @@ impl Widget for &GraphView<'_> {
             Layout::vertical([Constraint::Percentage(35), Constraint::Percentage(65)]).areas(left);
         let [inspector, slots] =
             Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(right);
-        let Some(snapshot) = app.model.snapshot.as_deref() else {
+        let Some(snapshot) = app.model.graph_snapshot() else {
             let block = frame(strings::GRAPH_VIEW, &app.theme, true);
             let inner = block.inner(area);
             block.render(area, buf);
@@ -55,11 +55,11 @@ impl Widget for &GraphView<'_> {
 
 fn render_chains(app: &App, snapshot: &SessionSnapshot, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
-    let title = format!("Chains ({})", app.model.graph.chains.len());
+    let title = format!("Chains ({})", app.model.graph_index().chains.len());
     let block = frame(&title, theme, false);
     let inner = block.inner(area);
     block.render(area, buf);
-    if app.model.graph.chains.is_empty() {
+    if app.model.graph_index().chains.is_empty() {
         empty_note(inner, buf, "No chains yet (no edges).", theme);
         return;
     }
@@ -101,11 +101,11 @@ fn render_nodes(
         empty_note(inner, buf, strings::NO_NODES, theme);
         return;
     }
-    let selected_node = app.model.graph.order.get(ui.node).copied();
+    let selected_node = app.model.graph_index().order.get(ui.node).copied();
     let width = usize::from(inner.width);
     let mut lines = Vec::new();
     let mut selected_line = 0;
-    for group in &app.model.graph.levels {
+    for group in &app.model.graph_index().levels {
         lines.push(Line::from(Span::styled(
             format!(
                 "L{} {} ({})",
@@ -242,8 +242,7 @@ fn state_rows(app: &App, node: &NodeView) -> Vec<String> {
     };
     let signal = |name: &str| -> String {
         app.model
-            .last
-            .as_ref()
+            .shown()
             .and_then(|l| l.node_signals.get(&node.tracking_key))
             .and_then(|v| v.get(name))
             .map_or_else(
@@ -337,7 +336,7 @@ fn render_slots(
         let members: Vec<&str> = slot
             .members
             .iter()
-            .map(|m| app.model.graph.label(m))
+            .map(|m| app.model.graph_index().label(m))
             .collect();
         for row in wrap(&members.join(", "), width.saturating_sub(4)) {
             lines.push(Line::from(Span::styled(

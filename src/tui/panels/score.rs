@@ -33,7 +33,7 @@ impl<'a> ScorePanel<'a> {
 
 /// One selectable row: a strategy (stage 1) or a node (stage 2).
 fn items(model: &Model) -> Vec<&ScoredCandidate> {
-    let Some(last) = &model.last else {
+    let Some(last) = model.shown() else {
         return Vec::new();
     };
     let mut strategies: Vec<&ScoredCandidate> = last
@@ -79,12 +79,12 @@ impl Widget for &ScorePanel<'_> {
         let app = self.app;
         let focused = has_focus(app, PanelId::Scores);
         let mut block = frame(strings::SCORES, &app.theme, focused);
-        if let Some(last) = &app.model.last {
+        if let Some(last) = app.model.shown() {
             block = block.title(Line::from(format!(" turn {} ", last.turn_number)).right_aligned());
         }
         let inner = block.inner(area);
         block.render(area, buf);
-        if app.model.last.is_none() {
+        if app.model.shown().is_none() {
             empty_note(inner, buf, strings::NO_TURN_YET, &app.theme);
             return;
         }
@@ -97,7 +97,7 @@ impl Widget for &ScorePanel<'_> {
 fn lines(app: &App, width: usize, focused: bool) -> (Vec<Line<'static>>, usize) {
     let theme = &app.theme;
     let model = &app.model;
-    let Some(last) = &model.last else {
+    let Some(last) = model.shown() else {
         return (Vec::new(), 0);
     };
     let mut out = Vec::new();
@@ -180,7 +180,7 @@ fn lines(app: &App, width: usize, focused: bool) -> (Vec<Line<'static>>, usize) 
 
 /// Why there is no node ranking this turn.
 fn stage2_note(app: &App) -> String {
-    let Some(last) = &app.model.last else {
+    let Some(last) = app.model.shown() else {
         return String::new();
     };
     let strategy = clean_line(&last.strategy_selected);
@@ -233,8 +233,7 @@ fn node_line(
 ) -> Line<'static> {
     let style = if c.selected { theme.winner } else { theme.text };
     let label = model
-        .last
-        .as_ref()
+        .shown()
         .and_then(|l| l.focus.as_ref())
         .filter(|f| f.node_id == c.node_id)
         .map_or_else(

@@ -39,7 +39,7 @@ impl<'a> SignalsPanel<'a> {
 /// Signal names in display order (pool order, then the catalogue's order, unknown names last
 /// by name): the panel's selectable rows.
 pub fn row_keys(model: &Model) -> Vec<String> {
-    let Some(last) = &model.last else {
+    let Some(last) = model.shown() else {
         return Vec::new();
     };
     let mut keys: Vec<&String> = last.signals.keys().collect();
@@ -78,12 +78,12 @@ impl Widget for &SignalsPanel<'_> {
         let app = self.app;
         let focused = has_focus(app, PanelId::Signals);
         let mut block = frame(strings::SIGNALS, &app.theme, focused);
-        if let Some(last) = &app.model.last {
+        if let Some(last) = app.model.shown() {
             block = block.title(Line::from(format!(" turn {} ", last.turn_number)).right_aligned());
         }
         let inner = block.inner(area);
         block.render(area, buf);
-        if app.model.last.is_none() {
+        if app.model.shown().is_none() {
             empty_note(inner, buf, strings::NO_TURN_YET, &app.theme);
             return;
         }
@@ -96,7 +96,7 @@ impl Widget for &SignalsPanel<'_> {
 /// The panel's rows and the row index of the selected signal.
 fn lines(app: &App, width: usize, focused: bool) -> (Vec<Line<'static>>, usize) {
     let theme = &app.theme;
-    let Some(last) = &app.model.last else {
+    let Some(last) = app.model.shown() else {
         return (Vec::new(), 0);
     };
     let keys = row_keys(&app.model);

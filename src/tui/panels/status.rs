@@ -43,6 +43,16 @@ impl Widget for &StatusBar<'_> {
             Mode::Watch => spans.push(Span::styled(" WATCH ", theme.status_accent)),
             Mode::Respondent => {}
         }
+        // Stepped back through the session: say so first, and how to return.
+        if let Some(turn) = app.model.viewing {
+            spans.push(Span::styled(
+                format!(
+                    " viewing turn {turn} of {} — }} to return ",
+                    app.model.turns_done
+                ),
+                theme.status_accent,
+            ));
+        }
         spans.push(Span::styled(format!(" {left} "), theme.status));
         let fixed: usize = spans.iter().map(Span::width).sum();
         // Narrow terminals drop the model's name first, then tokens and cost, then the mode.

@@ -368,3 +368,36 @@ async fn stepping_back_shows_an_earlier_turn_in_every_panel() {
     key(&mut app, KeyCode::Left, KeyModifiers::ALT);
     assert_eq!(app.model.viewing, Some(4));
 }
+
+/// What-if: `w` on a strategy in the Score panel opens its weights; raising its phase bonus
+/// re-scores the viewed turn at once, flips the winner, and says how many of the session's
+/// decisions the change alters; Esc discards.
+#[tokio::test]
+async fn a_weight_edit_flips_the_viewed_turns_winner() {
+    use interviewer::tui::panels::score;
+    let rec = recording().await;
+    let mut app = rec.app(Mode::Respondent, 5);
+    key(&mut app, KeyCode::Esc, KeyModifiers::NONE);
+    key(&mut app, KeyCode::Char('3'), KeyModifiers::ALT);
+    let rows = score::item_keys(&app.model);
+    let reflect = rows.iter().position(|k| k == "s:reflect").unwrap();
+    for _ in 0..reflect {
+        key(&mut app, KeyCode::Down, KeyModifiers::NONE);
+    }
+    key(&mut app, KeyCode::Char('w'), KeyModifiers::NONE);
+    let state = app.ui.whatif.as_ref().expect("the editor opened");
+    assert_eq!(state.strategy, "reflect");
+    let bonus = state.rows.len() - 1;
+    for _ in 0..bonus {
+        key(&mut app, KeyCode::Down, KeyModifiers::NONE);
+    }
+    key(&mut app, KeyCode::Char('9'), KeyModifiers::NONE);
+    let screen = draw(&mut app, 160, 48).backend().to_string();
+    assert!(screen.contains("★ 1 reflect"), "{screen}");
+    assert!(screen.contains("This change alters"), "{screen}");
+    insta::assert_snapshot!("whatif_flips_turn_5_160x48", screen);
+    // Esc discards: the session's own decision stands.
+    key(&mut app, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(app.ui.whatif.is_none());
+    assert_eq!(app.model.shown().unwrap().strategy_selected, "lateral");
+}

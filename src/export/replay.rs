@@ -15,7 +15,8 @@ use serde::Serialize;
 use super::data::{SessionData, TurnRecord};
 use crate::config::{Methodology, Problem, SignalNames};
 use crate::domain::{NodeSignals, Phase, SignalValue, Signals};
-use crate::scoring::{ScoredCandidate, select};
+use crate::pipeline::TurnResult;
+use crate::scoring::{ScoredCandidate, Selection, select};
 
 /// What a replay says of its own limits, in its output and the README.
 pub const LIMITS: &str = "A replay holds the respondent's answers fixed: turns after the first \
@@ -120,6 +121,52 @@ pub fn replay(data: &SessionData, methodology: &Methodology) -> Result<Replay, R
     })
 }
 
+/// A completed turn scored again under `methodology`, from the signals and node signals it
+/// stored, as stage 6 scored it (turn 1 targets no node; the phase is the stored one).
+pub fn rescore(result: &TurnResult, methodology: &Methodology) -> Result<Selection, String> {
+    let phase = match result.signals.get("meta.interview.phase") {
+        Some(SignalValue::Category(c)) => {
+            Some(Phase::parse(c).ok_or_else(|| format!("stored phase '{c}' is not a phase"))?)
+        }
+        _ => None,
+    };
+    let node_signals = if result.turn_number <= 1 {
+        Vec::new()
+    } else {
+        stored_node_signals(&result.node_signals)?
+    };
+    select(methodology, &result.signals, &node_signals, phase).map_err(|e| e.to_string())
+}
+
+/// The engine's decision in a decomposition: its rank-1 strategy and that strategy's rank-1
+/// node (empty when it ranked none).
+pub fn decided(decomposition: &[ScoredCandidate]) -> Option<(String, String)> {
+    let strategy = decomposition
+        .iter()
+        .find(|c| c.node_id.is_empty() && c.rank == 1)?;
+    let node_id = decomposition
+        .iter()
+        .find(|c| !c.node_id.is_empty() && c.rank == 1 && c.strategy == strategy.strategy)
+        .map(|c| c.node_id.clone())
+        .unwrap_or_default();
+    Some((strategy.strategy.clone(), node_id))
+}
+
+/// How many of `results` would decide otherwise under `methodology` (a turn that cannot be
+/// re-scored counts as unchanged).
+pub fn changed_decisions<'a>(
+    results: impl IntoIterator<Item = &'a TurnResult>,
+    methodology: &Methodology,
+) -> usize {
+    results
+        .into_iter()
+        .filter(|r| {
+            rescore(r, methodology)
+                .is_ok_and(|s| decided(&s.decomposition()) != decided(&r.score_decomposition))
+        })
+        .count()
+}
+
 fn replay_turn(
     data: &SessionData,
     record: &TurnRecord,
@@ -128,20 +175,7 @@ fn replay_turn(
     let turn = record.turn;
     let result = &record.result;
     let fail = |reason: String| ReplayError::Turn { turn, reason };
-    let phase = match result.signals.get("meta.interview.phase") {
-        Some(SignalValue::Category(c)) => Some(
-            Phase::parse(c).ok_or_else(|| fail(format!("stored phase '{c}' is not a phase")))?,
-        ),
-        _ => None,
-    };
-    // Turn 1 targets no node (its question was asked of an empty graph), as in stage 6.
-    let node_signals = if turn <= 1 {
-        Vec::new()
-    } else {
-        stored_node_signals(&result.node_signals).map_err(fail)?
-    };
-    let selection = select(methodology, &result.signals, &node_signals, phase)
-        .map_err(|e| fail(e.to_string()))?;
+    let selection = rescore(result, methodology).map_err(fail)?;
     let stored = decision_of(data, &result.score_decomposition)
         .ok_or_else(|| fail("the stored decomposition has no ranked strategy".to_owned()))?;
     let decomposition = selection.decomposition();
@@ -188,16 +222,9 @@ fn stored_node_signals(
 
 /// The rank-1 strategy of a decomposition and its rank-1 node, if it has node candidates.
 fn decision_of(data: &SessionData, decomposition: &[ScoredCandidate]) -> Option<Decision> {
-    let strategy = decomposition
-        .iter()
-        .find(|c| c.node_id.is_empty() && c.rank == 1)?;
-    let node_id = decomposition
-        .iter()
-        .find(|c| !c.node_id.is_empty() && c.rank == 1 && c.strategy == strategy.strategy)
-        .map(|c| c.node_id.clone())
-        .unwrap_or_default();
+    let (strategy, node_id) = decided(decomposition)?;
     Some(Decision {
-        strategy: strategy.strategy.clone(),
+        strategy,
         node_label: if node_id.is_empty() {
             String::new()
         } else {

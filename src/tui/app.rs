@@ -56,6 +56,8 @@ pub enum Popup {
     /// The interview is over.
     End,
     Regenerate(RegenerateState),
+    /// The what-if weight editor; its state is [`Ui::whatif`].
+    WhatIf,
 }
 
 /// Selection and expansion of a list panel.
@@ -108,6 +110,8 @@ pub struct Ui {
     pub tick: u64,
     /// Help overlay rows scrolled (short terminals).
     pub help_scroll: usize,
+    /// The what-if editor's state while it is open.
+    pub whatif: Option<crate::tui::popups::WhatIfState>,
 }
 
 /// What the event loop does for the app.
@@ -167,6 +171,7 @@ impl App {
                 area: Rect::new(0, 0, 80, 24),
                 tick: 0,
                 help_scroll: 0,
+                whatif: None,
             },
             input: TextArea::default(),
             theme,

@@ -7,6 +7,7 @@ mod end;
 mod error;
 mod help;
 mod regenerate;
+mod whatif;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -17,6 +18,7 @@ pub use end::EndPopup;
 pub use error::ErrorPopup;
 pub use help::HelpPopup;
 pub use regenerate::{Outcome, RegeneratePopup, RegenerateState};
+pub use whatif::{WhatIfOutcome, WhatIfPopup, WhatIfState, save as save_whatif};
 
 use super::app::{App, Popup};
 
@@ -44,5 +46,10 @@ pub fn render_top(app: &App, area: Rect, buf: &mut Buffer) {
         Popup::Error => (&ErrorPopup::new(app)).render(area, buf),
         Popup::End => (&EndPopup::new(app)).render(area, buf),
         Popup::Regenerate(state) => (&RegeneratePopup::new(app, state)).render(area, buf),
+        Popup::WhatIf => {
+            if let Some(state) = &app.ui.whatif {
+                (&WhatIfPopup::new(app, state)).render(area, buf);
+            }
+        }
     }
 }

@@ -86,6 +86,10 @@ pub const HELP: &[HelpSection] = &[
             ("↑↓ / j k", "select or scroll"),
             ("Home / End", "first / last"),
             ("Enter / Space", "expand: contributions, rubric rationale"),
+            (
+                "w",
+                "what-if (Score panel): edit the selected strategy's weights, see the turn re-scored",
+            ),
             ("1…5", "show a panel"),
             ("i", "back to the answer box"),
             ("[ / ]", "view the turn before / after"),
@@ -146,5 +150,7 @@ pub const HINT_POPUP_OVERRIDE_FAILED: &str =
     "r retry · x end the interview · Esc keep the question · q quit (resumable)";
 pub const HINT_POPUP_FATAL: &str = "q quit (the session resumes from its last checkpoint)";
 pub const HINT_POPUP_END: &str = "Esc or Enter browse the panels · g graph view · q quit";
+pub const HINT_POPUP_WHATIF: &str =
+    "↑↓ weight · type a number · ←→ −/+0.1 · s save as new YAML · Esc discard";
 pub const HINT_POPUP_REGENERATE: &str =
     "↑↓ choose · Tab strategy/node · Enter regenerate · Esc cancel";

@@ -30,6 +30,8 @@ pub struct SessionInfo {
     pub strategies: Vec<StrategyInfo>,
     /// Where the methodology's phases change, for the status bar's phase.
     pub phases: crate::domain::PhaseBoundaries,
+    /// The methodology itself, for the what-if editor; `None` where a view has only names.
+    pub rules: Option<std::sync::Arc<crate::config::Methodology>>,
 }
 
 impl SessionInfo {
@@ -59,6 +61,7 @@ impl SessionInfo {
                 .unwrap_or_default(),
             understanding: spec.understanding.as_str().to_owned(),
             phases: spec.methodology.phase_boundaries,
+            rules: Some(std::sync::Arc::new(spec.methodology.clone())),
             strategies: spec
                 .methodology
                 .strategies

@@ -205,11 +205,38 @@ impl App {
             KeyCode::Home => self.scroll_by(panel, false, usize::MAX),
             KeyCode::End => self.scroll_by(panel, true, usize::MAX),
             KeyCode::Enter | KeyCode::Char(' ') => self.expand(panel),
+            KeyCode::Char('w') if panel == PanelId::Scores => self.open_whatif(),
             code => {
                 self.travel(code);
             }
         }
         Vec::new()
+    }
+
+    /// The what-if editor for the Score panel's selected strategy, re-scoring the viewed turn.
+    fn open_whatif(&mut self) {
+        let Some(rules) = self.info.rules.clone() else {
+            self.ui.flash = Some("the methodology is not available in this view".to_owned());
+            return;
+        };
+        let Some((strategy, _)) = score::selected_choice(&self.model, self.ui.scores.selected)
+        else {
+            self.ui.flash = Some("the weights open after the first answer".to_owned());
+            return;
+        };
+        let Some(shown) = self.model.shown() else {
+            return;
+        };
+        let phase = match shown.signals.get("meta.interview.phase") {
+            Some(crate::domain::SignalValue::Category(c)) => crate::domain::Phase::parse(c),
+            _ => None,
+        };
+        if let Some(state) =
+            crate::tui::popups::WhatIfState::new(&rules, &strategy, shown.turn_number, phase)
+        {
+            self.ui.whatif = Some(state);
+            self.open(Popup::WhatIf);
+        }
     }
 
     /// Time travel through the completed turns: `[` and `]` step back and forward, `{` jumps

@@ -7,7 +7,7 @@ use super::keys::PAGE_ROWS;
 use super::{Action, App, GraphViewUi, Popup};
 use crate::session::Command;
 use crate::tui::model::Work;
-use crate::tui::popups::Outcome;
+use crate::tui::popups::{Outcome, WhatIfOutcome, save_whatif};
 
 /// Upper bound of the help overlay's scroll (it has fewer rows than this).
 const HELP_ROWS: usize = 64;
@@ -61,6 +61,31 @@ impl App {
                 KeyCode::Char('q') => return vec![Action::Quit],
                 _ => {}
             },
+            Popup::WhatIf => {
+                let Some(state) = self.ui.whatif.as_mut() else {
+                    self.close();
+                    return Vec::new();
+                };
+                match state.key(key.code) {
+                    WhatIfOutcome::Open => {}
+                    WhatIfOutcome::Close => {
+                        self.ui.whatif = None;
+                        self.close();
+                    }
+                    WhatIfOutcome::Save => {
+                        // Next to where the app was started: never over a shipped file.
+                        state.saved = Some(
+                            match save_whatif(&state.methodology, std::path::Path::new(".")) {
+                                Ok(path) => format!(
+                                    "saved to {} (the session's methodology is unchanged)",
+                                    path.display()
+                                ),
+                                Err(e) => format!("not saved: {e}"),
+                            },
+                        );
+                    }
+                }
+            }
             Popup::Regenerate(mut state) => {
                 if let Some(k) = self.ui.popups.first_mut() {
                     let outcome = state.key(key.code);

@@ -30,6 +30,7 @@ use crate::tui::theme::Theme;
 pub(crate) fn info() -> SessionInfo {
     SessionInfo {
         phases: crate::domain::PhaseBoundaries::default(),
+        rules: None,
         session_id: "fixture".into(),
         concept_id: "oat_milk".into(),
         concept_name: "Oat milk".into(),

@@ -269,6 +269,7 @@ fn popup_hint(app: &App, popup: &Popup) -> &'static str {
         Popup::EndConfirm => strings::HINT_POPUP_END_CONFIRM,
         Popup::End => strings::HINT_POPUP_END,
         Popup::Regenerate(_) => strings::HINT_POPUP_REGENERATE,
+        Popup::WhatIf => strings::HINT_POPUP_WHATIF,
         Popup::Error if app.model.fatal.is_some() => strings::HINT_POPUP_FATAL,
         Popup::Error => match &app.model.failure {
             Some(f) if f.work == Work::Override => strings::HINT_POPUP_OVERRIDE_FAILED,

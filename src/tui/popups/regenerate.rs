@@ -286,6 +286,7 @@ mod tests {
     fn info() -> SessionInfo {
         SessionInfo {
             phases: crate::domain::PhaseBoundaries::default(),
+            rules: None,
             understanding: "llm".to_owned(),
             session_id: "s".into(),
             concept_id: "c".into(),

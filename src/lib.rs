@@ -28,8 +28,8 @@
 //! - [`pipeline`]: the 12-stage turn pipeline with checkpoints and crash resume; [`session`]
 //!   runs one on a background thread behind command and event channels.
 //! - [`simulate`]: persona-driven synthetic respondents and methodology comparisons.
-//! - [`export`] and [`audit`]: session exports (JSON, CSV, GraphML, DOT, Mermaid, Markdown)
-//!   and the JSONL audit trail.
+//! - [`export`] and [`audit`]: session exports (JSON, CSV, GraphML, DOT, Mermaid, Markdown),
+//!   replays of a session's decisions under an edited methodology, and the JSONL audit trail.
 //! - [`tui`]: the terminal app, a view over session events.
 //! - [`cli`] and [`logging`]: the `interviewer` command and its file log.
 //! - `time` (crate-private): RFC 3339 timestamps, shared by the pipeline and the audit trail.

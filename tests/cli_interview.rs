@@ -411,3 +411,48 @@ fn a_methodology_path_that_is_not_a_file_says_what_it_is() {
         );
     }
 }
+
+/// Mistakes that need no model are reported before the models load: with the local model
+/// not cached and no way to fetch it, a folder passed as the methodology, an unknown concept
+/// and a resume from a missing database each fail with their own message, and nothing is
+/// fetched.
+#[test]
+fn input_mistakes_are_reported_before_any_model_is_fetched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("i.db");
+    let folder = tmp.path().join("methods.yaml");
+    std::fs::create_dir(&folder).unwrap();
+    let empty_cache = tmp.path().join("cache");
+    let folder_arg = folder.to_str().unwrap();
+    for (args, says) in [
+        (
+            vec!["--concept", "oat_milk", "--methodology", folder_arg],
+            "is a folder, not a methodology file",
+        ),
+        (vec!["--concept", "no_such_concept"], "no_such_concept"),
+        (vec!["--resume", "latest"], "no database at"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_interviewer"))
+            .arg("--db")
+            .arg(&db)
+            .arg("--config-dir")
+            .arg(Path::new(common::MANIFEST).join("config"))
+            .args(["interview", "--provider", "local", "--answers", "-"])
+            .args(&args)
+            .env("INTERVIEWER_CACHE_DIR", &empty_cache)
+            .env("INTERVIEWER_PYTHON", "/bin/false")
+            .env("HF_HUB_OFFLINE", "1")
+            .env_remove("INTERVIEWER_SCRIPT")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("fetching") && !stderr.contains("local model"),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!db.exists(), "no database was created");
+}

@@ -11,10 +11,12 @@ use std::io::{BufRead, BufReader, IsTerminal, Read};
 
 use clap::Args;
 
-use super::setup::{LlmOptions, Resume, SessionChoice, StageFlags, open_interview, prepare};
+use super::setup::{
+    LlmOptions, Resume, SessionChoice, StageFlags, open_resolved, prepare, resolve_session,
+};
 use super::{CliError, emit};
 use crate::config::ConfigDir;
-use crate::domain::counted;
+use crate::domain::{Understanding, counted};
 use crate::pipeline::{Event, MAX_ANSWER_CHARS, TurnError, TurnResult, answer_chars};
 use crate::session::{AnswerSource, Command, Ending, SourceError, Waiting};
 use futures::FutureExt;
@@ -54,7 +56,6 @@ pub fn run(
     args: &InterviewArgs,
     out: &mut dyn std::io::Write,
 ) -> Result<(), CliError> {
-    let prepared = prepare(dir, llm, args.stages)?;
     let choice = SessionChoice {
         concept: args.concept.clone(),
         methodology: args.methodology.clone(),
@@ -63,9 +64,12 @@ pub fn run(
             typed,
             argument: "--resume",
         }),
-        understanding: prepared.understanding,
+        understanding: Understanding::default(),
     };
-    let interview = open_interview(dir, db, &choice, prepared.services)?;
+    // Everything that needs no model first, so a mistake is reported before any download.
+    let resolved = resolve_session(dir, db, &choice)?;
+    let prepared = prepare(dir, llm, args.stages)?;
+    let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let mut answers = AnswerFile::open(&args.answers)?;
     let id = interview.session_id().to_owned();
     eprintln!("session {id} (continue it with --resume {id})");

@@ -163,32 +163,36 @@ pub struct Resume {
     pub argument: &'static str,
 }
 
-/// Opens the store and creates or reopens the chosen session.
-pub fn open_interview(
+/// The chosen session with everything checked that needs no model: the configuration files,
+/// and for a resumed session its database and stored record. Commands resolve before they
+/// load the models, so a mistyped id, a missing `--db` or a folder passed as a methodology is
+/// reported at once, not after a model download.
+pub struct Resolved {
+    /// The database of a resumed session (a new session's is opened with the interview).
+    store: Option<Store>,
+    resume_id: Option<String>,
+    spec: InterviewSpec,
+}
+
+/// Resolves `choice` against the config folder and, when resuming, the database at `db`.
+pub fn resolve_session(
     dir: &ConfigDir,
     db: &Path,
     choice: &SessionChoice,
-    services: Services,
-) -> Result<Interview, CliError> {
-    let store = match &choice.resume {
+) -> Result<Resolved, CliError> {
+    let (store, existing) = match &choice.resume {
         // Resuming from a file that does not exist is a mistake in `--db`, not a request for
         // an empty database.
-        Some(resume) => super::export::open_existing(db).map_err(|e| {
-            let quoted = super::sessions::quoted(resume.argument, &resume.typed);
-            CliError::Usage(format!("{quoted}: {e}"))
-        })?,
-        None => Store::open(db).map_err(|e| CliError::Input(e.to_string()))?,
+        Some(resume) => {
+            let store = super::export::open_existing(db).map_err(|e| {
+                let quoted = super::sessions::quoted(resume.argument, &resume.typed);
+                CliError::Usage(format!("{quoted}: {e}"))
+            })?;
+            let record = super::sessions::resolve(&store, db, resume.argument, &resume.typed)?;
+            (Some(store), Some(record))
+        }
+        None => (None, None),
     };
-    let existing = match &choice.resume {
-        Some(resume) => Some(super::sessions::resolve(
-            &store,
-            db,
-            resume.argument,
-            &resume.typed,
-        )?),
-        None => None,
-    };
-    let resume_id = existing.as_ref().map(|s| s.id.clone());
     let concept_ref = choice
         .concept
         .clone()
@@ -216,11 +220,50 @@ pub fn open_interview(
         max_turns: choice.max_turns,
         understanding: choice.understanding,
     };
+    Ok(Resolved {
+        store,
+        resume_id: existing.map(|s| s.id),
+        spec,
+    })
+}
+
+/// Creates or reopens the resolved session; a new one gets `understanding` (a resumed one
+/// keeps its own).
+pub fn open_resolved(
+    resolved: Resolved,
+    db: &Path,
+    understanding: Understanding,
+    services: Services,
+) -> Result<Interview, CliError> {
+    let Resolved {
+        store,
+        resume_id,
+        spec,
+    } = resolved;
+    let spec = InterviewSpec {
+        understanding,
+        ..spec
+    };
+    let store = match store {
+        Some(store) => store,
+        None => Store::open(db).map_err(|e| CliError::Input(e.to_string()))?,
+    };
     match resume_id {
         Some(id) => Interview::open(store, &id, spec, services),
         None => Interview::create(store, spec, services, None),
     }
     .map_err(pipeline_error)
+}
+
+/// Resolves and opens the chosen session in one step (the models are already loaded).
+pub fn open_interview(
+    dir: &ConfigDir,
+    db: &Path,
+    choice: &SessionChoice,
+    services: Services,
+) -> Result<Interview, CliError> {
+    let resolved = resolve_session(dir, db, choice)?;
+    open_resolved(resolved, db, choice.understanding, services)
 }
 
 /// A pipeline error as a command failure: config (2), model (3), anything else (1).

@@ -11,8 +11,12 @@ use clap::Args;
 
 use super::CliError;
 use super::interview::DEFAULT_MAX_TURNS;
-use super::setup::{LlmOptions, Resume, SessionChoice, StageFlags, open_interview, prepare};
+use super::setup::{
+    LlmOptions, Resume, SessionChoice, StageFlags, open_interview, open_resolved, prepare,
+    resolve_session,
+};
 use crate::config::{ConfigDir, FileKind};
+use crate::domain::Understanding;
 use crate::store::{Store, StoreOps};
 use crate::tui::{ConceptEntry, Mode, StartChoice, StartScreen, Theme, TuiError};
 
@@ -89,15 +93,17 @@ pub fn run_new(
     args: &NewArgs,
 ) -> Result<(), CliError> {
     require_terminal()?;
-    let prepared = prepare(dir, llm, args.stages)?;
     let choice = SessionChoice {
         concept: Some(args.concept.clone()),
         methodology: args.methodology.clone(),
         max_turns: args.max_turns,
         resume: None,
-        understanding: prepared.understanding,
+        understanding: Understanding::default(),
     };
-    let interview = open_interview(dir, db, &choice, prepared.services)?;
+    // Everything that needs no model first, so a mistake is reported before any download.
+    let resolved = resolve_session(dir, db, &choice)?;
+    let prepared = prepare(dir, llm, args.stages)?;
+    let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
     crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
 }
@@ -110,8 +116,7 @@ pub fn run_resume(
     args: &ResumeArgs,
 ) -> Result<(), CliError> {
     require_terminal()?;
-    let prepared = prepare(dir, llm, args.stages)?;
-    // A resumed session keeps the mode it was created with; this one is not used.
+    // A resumed session keeps the mode it was created with; the one passed is not used.
     let choice = SessionChoice {
         concept: None,
         methodology: None,
@@ -120,9 +125,11 @@ pub fn run_resume(
             typed: args.id.clone(),
             argument: "",
         }),
-        understanding: prepared.understanding,
+        understanding: Understanding::default(),
     };
-    let interview = open_interview(dir, db, &choice, prepared.services)?;
+    let resolved = resolve_session(dir, db, &choice)?;
+    let prepared = prepare(dir, llm, args.stages)?;
+    let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
     crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
 }

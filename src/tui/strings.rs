@@ -86,10 +86,7 @@ pub const HELP: &[HelpSection] = &[
             ("↑↓ / j k", "select or scroll"),
             ("Home / End", "first / last"),
             ("Enter / Space", "expand: contributions, rubric rationale"),
-            (
-                "w",
-                "what-if (Score panel): edit the selected strategy's weights, see the turn re-scored",
-            ),
+            ("w", "what-if: edit a strategy's weights (Score panel)"),
             ("1…5", "show a panel"),
             ("i", "back to the answer box"),
             ("[ / ]", "view the turn before / after"),

@@ -31,6 +31,7 @@ use interviewer::llm::{LlmProvider, LlmRouter, ScriptedProvider};
 use interviewer::pipeline::{
     Event, EventSink, Interview, InterviewSpec, PipelineSettings, Services,
 };
+use interviewer::session::{Reports, SessionEvent};
 use interviewer::signals::Catalog;
 use interviewer::store::Store;
 use interviewer::tui::{App, FRAME_BUDGET, FixedClock, Mode, SessionInfo, Theme};
@@ -89,18 +90,16 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
         }
     });
     println!("{label}: {} turns, {nodes} nodes at the end", times.len());
-    // What a view receives after the last turn.
-    interviewer::session::publish_snapshot(&interview, &events);
-    let all: Vec<Event> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+    let all = with_snapshot(&interview, &mut rx);
     // Per stage: p50 over turns 1-30 and over turns 45-50, to see what grows with the graph.
     let mut per_stage: BTreeMap<String, (Vec<Duration>, Vec<Duration>)> = BTreeMap::new();
     for event in &all {
-        if let Event::StageFinished {
+        if let Some(Event::StageFinished {
             turn,
             stage,
             elapsed,
             ..
-        } = event
+        }) = event.pipeline()
         {
             let entry = per_stage
                 .entry(format!("{:>4} {}", stage.number(), stage.name()))
@@ -146,9 +145,23 @@ fn run(label: &str, embedder: Arc<dyn Embedder>, script_path: &Path, dir: &Path,
     view_timings(SessionInfo::of(&interview), &all);
 }
 
+/// The pipeline's events so far, then the snapshot a view receives after the last turn.
+fn with_snapshot(
+    interview: &Interview,
+    pipeline: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+) -> Vec<SessionEvent> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    interviewer::session::publish_snapshot(interview, &Reports::new(tx));
+    let mut all: Vec<SessionEvent> = std::iter::from_fn(|| pipeline.try_recv().ok())
+        .map(SessionEvent::Pipeline)
+        .collect();
+    all.extend(std::iter::from_fn(|| rx.try_recv().ok()));
+    all
+}
+
 /// Folding the last snapshot into an app that has seen the whole interview, and drawing the
 /// 160 × 48 screen from it, each 50 times.
-fn view_timings(info: SessionInfo, events: &[Event]) {
+fn view_timings(info: SessionInfo, events: &[SessionEvent]) {
     let clock = Arc::new(FixedClock(Instant::now()));
     let mut app = App::new(info, Mode::Respondent, Theme::monochrome(), clock);
     for event in events {
@@ -157,7 +170,7 @@ fn view_timings(info: SessionInfo, events: &[Event]) {
     let Some(snapshot) = events
         .iter()
         .rev()
-        .find(|e| matches!(e, Event::Snapshot(_)))
+        .find(|e| matches!(e, SessionEvent::Snapshot(_)))
     else {
         return println!("  view: no snapshot to fold");
     };

@@ -265,6 +265,18 @@ impl AuditTrail {
     }
 }
 
+impl AuditTrail {
+    /// Records that the session cannot go on (its driver's fatal error: not a pipeline event).
+    pub fn fatal(&self, error: &str) {
+        let _ = self.tx.send(Message::Event {
+            at: SystemTime::now(),
+            observed: Observed::Fatal {
+                error: error.to_owned(),
+            },
+        });
+    }
+}
+
 impl EventObserver for AuditTrail {
     fn observe(&self, event: &Event) {
         if let Some(observed) = Observed::from_event(event) {

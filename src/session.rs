@@ -1,8 +1,8 @@
 //! The session task of the terminal app: the one session driver ([`driver::run`]) on a
-//! background thread, taking [`Command`]s from the keyboard and reporting [`Event`]s. The TUI
-//! talks to it only through the two channels, so drawing never waits on the pipeline. The
-//! headless `interview` command and `simulate` run the same driver with their own answer
-//! sources.
+//! background thread, taking [`Command`]s from the keyboard on a bounded channel and reporting
+//! [`SessionEvent`]s through a [`SessionFeed`] (events in order, snapshots latest-wins). The
+//! TUI talks to it only through these, so drawing never waits on the pipeline. The headless
+//! `interview` command and `simulate` run the same driver with their own answer sources.
 //!
 //! A dedicated thread rather than a task on the caller's runtime: the interview owns its
 //! `SQLite` connection, which may move between threads but not be shared, so the whole
@@ -10,23 +10,27 @@
 //! thread's runtime.
 //!
 //! Besides the pipeline's own events the driver reports what a view cannot ask for without
-//! touching the store: the session's history once when it starts ([`Event::Resumed`]), every
-//! answer it receives ([`Event::AnswerReceived`]), and a [`Event::Snapshot`] of the graph,
-//! node states, slots and focus trace after every command (built in `session/snapshot.rs`).
+//! touching the store: the session's history once when it starts ([`SessionEvent::Resumed`]),
+//! every answer it receives ([`SessionEvent::AnswerReceived`]), and a
+//! [`SessionEvent::Snapshot`] of the graph, node states, slots and focus trace after every
+//! command (built in `session/snapshot.rs`, shaped in `session/views.rs`).
 
 pub mod driver;
+pub mod events;
 mod snapshot;
+pub mod views;
 
-pub use driver::{AnswerSource, Ending, SourceError, Waiting};
+pub use driver::{AnswerSource, Ending, Reports, SourceError, Waiting};
+pub use events::{FeedSender, SessionEvent, SessionFeed};
 pub use snapshot::{history, publish as publish_snapshot};
 
 use std::thread;
 
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
-use tokio::sync::mpsc::{self, Receiver, Sender, UnboundedReceiver};
+use tokio::sync::mpsc::{self, Receiver, Sender};
 
-use crate::pipeline::{Event, Interview};
+use crate::pipeline::Interview;
 
 /// Commands waiting for the session: a person types far slower than this fills, and the
 /// terminal app keeps what does not fit and sends it later, so nothing is lost.
@@ -56,7 +60,7 @@ pub enum Command {
 #[derive(Debug)]
 pub struct SessionHandle {
     pub commands: Sender<Command>,
-    pub events: UnboundedReceiver<Event>,
+    pub feed: SessionFeed,
     thread: Option<thread::JoinHandle<()>>,
 }
 
@@ -68,9 +72,9 @@ impl SessionHandle {
 
     /// Splits the handle: the events for a view, and the control that commands and stops the
     /// task.
-    pub fn into_parts(self) -> (UnboundedReceiver<Event>, SessionControl) {
+    pub fn into_parts(self) -> (SessionFeed, SessionControl) {
         (
-            self.events,
+            self.feed,
             SessionControl {
                 commands: self.commands,
                 thread: self.thread,
@@ -126,25 +130,22 @@ pub struct SpawnError(#[from] std::io::Error);
 /// the pending question.
 pub fn spawn(interview: Interview) -> Result<SessionHandle, SpawnError> {
     let (cmd_tx, cmd_rx) = mpsc::channel(COMMAND_CAPACITY);
-    let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+    let (feed_tx, feed) = SessionFeed::channel();
     let thread = thread::Builder::new()
         .name("interviewer-session".to_owned())
         .spawn(move || {
             let mut keyboard = Keyboard(cmd_rx);
-            let forward = ev_tx.clone();
-            let ran = driver::run(interview, &mut keyboard, |event| {
-                let _ = forward.send(event.clone());
-            });
+            let ran = driver::run(interview, &mut keyboard, |event| feed_tx.send(event));
             // Every other ending was reported by the driver's own events.
             if let Err(e) = ran {
-                let _ = ev_tx.send(Event::Fatal {
+                feed_tx.send(&SessionEvent::Fatal {
                     error: e.to_string(),
                 });
             }
         })?;
     Ok(SessionHandle {
         commands: cmd_tx,
-        events: ev_rx,
+        feed,
         thread: Some(thread),
     })
 }

@@ -2,7 +2,7 @@
 //! decomposition, graph statistics and the focus trace, a graph view, and a start screen.
 //!
 //! The app is a view. The interview runs in the session task ([`crate::session`]) on its own
-//! thread; the app sends it [`Command`]s and folds the [`Event`]s it reports into a [`Model`].
+//! thread; the app sends it [`Command`]s and folds the [`session::SessionEvent`]s it reports into a [`Model`].
 //! One loop ([`EventLoop`]) merges terminal input, ticks and pipeline events, never awaits the
 //! pipeline, and draws a frame after each event. Panels are read-only widgets over the
 //! [`App`]. Who answers does not matter to the model: a person at the keyboard
@@ -55,8 +55,8 @@ pub use start::{ConceptEntry, StartChoice, StartOutcome, StartScreen};
 pub use theme::Theme;
 pub use view::render_panel;
 
-use crate::pipeline::{Event, Interview};
-use crate::session::{self, Command};
+use crate::pipeline::Interview;
+use crate::session::{self, Command, SessionFeed};
 
 /// How long quitting waits for the session task to stop before leaving a running turn to its
 /// checkpoint.
@@ -137,7 +137,7 @@ pub fn run_start(
 /// interview or retry a failed turn. Must run inside a tokio runtime; takes over the terminal.
 pub async fn watch(
     info: SessionInfo,
-    events: UnboundedReceiver<Event>,
+    events: SessionFeed,
     commands: Option<tokio::sync::mpsc::Sender<Command>>,
 ) -> Result<(), TuiError> {
     let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;

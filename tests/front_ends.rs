@@ -98,13 +98,13 @@ fn the_app_and_the_headless_command_store_the_same_session() {
                 .unwrap();
         }
         loop {
-            let event = tokio::time::timeout(Duration::from_secs(120), events.recv())
+            let event = tokio::time::timeout(Duration::from_secs(120), events.next())
                 .await
                 .expect("the session finishes")
                 .expect("the session is running");
-            match event {
-                Event::Finished { .. } => break,
-                Event::TurnFailed { error, .. } => panic!("{error}"),
+            match event.pipeline() {
+                Some(Event::Finished { .. }) => break,
+                Some(Event::TurnFailed { error, .. }) => panic!("{error}"),
                 _ => {}
             }
         }

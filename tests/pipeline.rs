@@ -344,15 +344,17 @@ fn script_with_bad_first_reply(dir: &std::path::Path, role: &str, bad: &str) -> 
 }
 
 async fn next_event(
-    events: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+    feed: &mut interviewer::session::SessionFeed,
     wanted: impl Fn(&Event) -> bool,
 ) -> Event {
     loop {
-        let e = tokio::time::timeout(std::time::Duration::from_secs(60), events.recv())
+        let e = tokio::time::timeout(std::time::Duration::from_secs(60), feed.next())
             .await
             .expect("no event within 60 s")
             .expect("the session task stopped");
-        if wanted(&e) {
+        if let interviewer::session::SessionEvent::Pipeline(e) = e
+            && wanted(&e)
+        {
             return e;
         }
     }
@@ -393,7 +395,7 @@ async fn a_malformed_reply_fails_the_turn_in_its_stage_and_retry_recovers() {
         )
         .unwrap();
         let mut handle = spawn(interview).unwrap();
-        next_event(&mut handle.events, |e| {
+        next_event(&mut handle.feed, |e| {
             matches!(e, Event::Question { turn: 0, .. })
         })
         .await;
@@ -402,7 +404,7 @@ async fn a_malformed_reply_fails_the_turn_in_its_stage_and_retry_recovers() {
             .commands
             .try_send(Command::Answer(answer.clone()))
             .unwrap();
-        let failed = next_event(&mut handle.events, |e| {
+        let failed = next_event(&mut handle.feed, |e| {
             matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
         })
         .await;
@@ -453,7 +455,7 @@ async fn a_malformed_reply_fails_the_turn_in_its_stage_and_retry_recovers() {
         );
 
         handle.commands.try_send(Command::Retry).unwrap();
-        let done = next_event(&mut handle.events, |e| {
+        let done = next_event(&mut handle.feed, |e| {
             matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
         })
         .await;
@@ -812,7 +814,7 @@ async fn an_unreadable_node_tracker_is_replaced_with_a_warning() {
         Interview::open(Store::open(&db).unwrap(), "t", common::spec(11), services).unwrap();
     let mut handle = spawn(interview).unwrap();
     let warning = next_event(
-        &mut handle.events,
+        &mut handle.feed,
         |e| matches!(e, Event::Warning { message } if message.contains("node tracker")),
     )
     .await;
@@ -821,7 +823,7 @@ async fn an_unreadable_node_tracker_is_replaced_with_a_warning() {
     };
     assert!(message.contains("could not be read"), "{message}");
     assert!(message.contains("not JSON"), "{message}");
-    next_event(&mut handle.events, |e| {
+    next_event(&mut handle.feed, |e| {
         matches!(e, Event::Question { turn: 1, .. })
     })
     .await;
@@ -829,7 +831,7 @@ async fn an_unreadable_node_tracker_is_replaced_with_a_warning() {
         .commands
         .try_send(Command::Answer(answers[1].clone()))
         .unwrap();
-    let done = next_event(&mut handle.events, |e| {
+    let done = next_event(&mut handle.feed, |e| {
         matches!(e, Event::TurnFailed { .. } | Event::TurnCompleted(_))
     })
     .await;

@@ -344,8 +344,8 @@ async fn stepping_back_shows_an_earlier_turn_in_every_panel() {
     let turn1 = rec
         .events
         .iter()
-        .find_map(|e| match e {
-            interviewer::pipeline::Event::TurnCompleted(r) if r.turn_number == 1 => Some(r),
+        .find_map(|e| match e.pipeline() {
+            Some(interviewer::pipeline::Event::TurnCompleted(r)) if r.turn_number == 1 => Some(r),
             _ => None,
         })
         .unwrap();

@@ -158,9 +158,6 @@ impl Observed {
             Event::Finished { reason } => Self::Termination {
                 reason: reason.clone(),
             },
-            Event::Fatal { error } => Self::Fatal {
-                error: error.clone(),
-            },
             // Streamed text, shown questions, answers and view snapshots are not audited;
             // variants added later are skipped until this module learns them, never a reason
             // to fail a turn.

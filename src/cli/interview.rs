@@ -76,6 +76,9 @@ pub fn run(
     let json = args.json;
     let mut write_error = None;
     let (_, ending) = crate::session::driver::run(interview, &mut answers, |event| {
+        let Some(event) = event.pipeline() else {
+            return;
+        };
         if write_error.is_some() {
             return;
         }

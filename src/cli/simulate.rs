@@ -136,16 +136,14 @@ fn watch(
     let spec = single_spec(dir, args, &concept, understanding)?;
     let id = session_id(&spec, &services.settings);
     let info = SessionInfo::of_spec(&id, &spec.interview, &services.llm);
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, feed) = crate::session::SessionFeed::channel();
     let worker = {
         let (db, id) = (db.to_path_buf(), id.clone());
         std::thread::Builder::new()
             .name("simulation".to_owned())
             .spawn(move || {
-                run_one(&db, &spec, &services, &id, |e| {
-                    // A closed app only means nobody is watching any more.
-                    let _ = tx.send(e.clone());
-                })
+                // A closed app only means nobody is watching any more.
+                run_one(&db, &spec, &services, &id, |e| tx.send(e))
             })
             .map_err(|e| CliError::Input(format!("cannot start the simulation: {e}")))?
     };
@@ -153,7 +151,7 @@ fn watch(
         .enable_all()
         .build()
         .map_err(|e| CliError::Input(format!("cannot start the async runtime: {e}")))?;
-    let watched = runtime.block_on(crate::tui::watch(info, rx, None));
+    let watched = runtime.block_on(crate::tui::watch(info, feed, None));
     if let Err(e @ crate::tui::TuiError::Stopped { .. }) = &watched {
         return Err(CliError::Input(format!(
             "{e}; session {id} is saved at its last checkpoint: run the same command to resume it"
@@ -231,7 +229,11 @@ fn run_single(
         spec.seed
     );
     let mut progress = RunProgress::new(new_bar(spec, &label(spec)));
-    let report = run_one(db, spec, services, &id, |e| progress.observe(e));
+    let report = run_one(db, spec, services, &id, |e| {
+        if let Some(e) = e.pipeline() {
+            progress.observe(e);
+        }
+    });
     finish_bar(&progress, &report);
     let report = report.map_err(|e| simulation_error(&id, &e))?;
     if report.already_finished {

@@ -16,7 +16,11 @@
 
 use futures::future::LocalBoxFuture;
 
-use super::{Command, snapshot};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::{Command, SessionEvent, snapshot};
+use crate::audit::AuditTrail;
+use crate::pipeline::events::EventObserver;
 use crate::pipeline::{Event, EventSink, Interview, Pending, TurnError};
 
 /// Steps past twice `max_turns` after which a headless run gives up: the pipeline ends every
@@ -79,13 +83,13 @@ pub struct RuntimeError(#[from] std::io::Error);
 
 /// Runs `interview` with commands from `source` on the calling thread until the run ends,
 /// handing every event to `observe` as it happens (the audit trail's write warnings arrive as
-/// [`Event::Warning`]). Returns the interview (for a summary) and how the run ended.
+/// pipeline [`Event::Warning`]s). Returns the interview (for a summary) and how the run ended.
 ///
 /// Builds its own runtime, so it must not be called from inside one.
 pub fn run(
     mut interview: Interview,
     source: &mut dyn AnswerSource,
-    mut observe: impl FnMut(&Event),
+    mut observe: impl FnMut(&SessionEvent),
 ) -> Result<(Interview, Ending), RuntimeError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -96,15 +100,19 @@ pub fn run(
         // The audit trail is never a reason to stop: without it the interview runs, and a
         // later write error is reported once.
         let (events, trail) = crate::audit::attach(
-            EventSink::new(tx),
+            EventSink::none().with_observer(Forward(tx.clone())),
             interview.store(),
             interview.session_id(),
             move |message| {
-                let _ = warn.send(Event::Warning { message });
+                let _ = warn.send(SessionEvent::Pipeline(Event::Warning { message }));
             },
         );
+        let reports = Reports {
+            tx,
+            trail: trail.clone(),
+        };
         let ending = {
-            let drive = drive(&mut interview, source, &events);
+            let drive = drive(&mut interview, source, &events, &reports);
             let mut drive = std::pin::pin!(drive);
             loop {
                 // Events first: the driver yields before it asks its source, so whatever the
@@ -130,25 +138,64 @@ pub fn run(
     Ok((interview, ending))
 }
 
+/// Hands the pipeline's events to the driver's channel, beside the driver's own.
+#[derive(Debug)]
+struct Forward(UnboundedSender<SessionEvent>);
+
+impl EventObserver for Forward {
+    fn observe(&self, event: &Event) {
+        let _ = self.0.send(SessionEvent::Pipeline(event.clone()));
+    }
+}
+
+/// Where the driver's own events go: the same channel as the pipeline's, so a view sees an
+/// answer before the turn it starts. A fatal error is also written to the audit trail.
+pub struct Reports {
+    tx: UnboundedSender<SessionEvent>,
+    trail: Option<AuditTrail>,
+}
+
+impl Reports {
+    /// Reports that go nowhere but `tx` (no audit trail).
+    pub fn new(tx: UnboundedSender<SessionEvent>) -> Self {
+        Self { tx, trail: None }
+    }
+
+    pub(super) fn send(&self, event: SessionEvent) {
+        // Nobody watching is fine: the session runs the same unwatched.
+        let _ = self.tx.send(event);
+    }
+
+    fn fatal(&self, error: String) {
+        if let Some(trail) = &self.trail {
+            trail.fatal(&error);
+        }
+        self.send(SessionEvent::Fatal { error });
+    }
+}
+
 /// The driver's loop; see the module documentation.
 pub async fn drive(
     interview: &mut Interview,
     source: &mut dyn AnswerSource,
     events: &EventSink,
+    reports: &Reports,
 ) -> Ending {
     let interactive = source.interactive();
-    events.emit(Event::Resumed(Box::new(snapshot::history(interview))));
+    reports.send(SessionEvent::Resumed(Box::new(snapshot::history(
+        interview,
+    ))));
     for message in interview.load_warnings() {
         events.emit(Event::Warning {
             message: message.clone(),
         });
     }
-    snapshot::publish(interview, events);
-    let mut failure = settle(interview, events).await;
+    snapshot::publish(interview, reports);
+    let mut failure = settle(interview, events, reports).await;
     if let Some(e) = &failure {
         events.emit(failed(e));
     }
-    snapshot::publish(interview, events);
+    snapshot::publish(interview, reports);
     let max_steps = interview.spec().max_turns.saturating_mul(2) + SPARE_STEPS;
     let mut steps = 0;
     loop {
@@ -163,9 +210,7 @@ pub async fn drive(
         }
         let (turn, question) = match interview.pending() {
             Err(e) => {
-                events.emit(Event::Fatal {
-                    error: e.to_string(),
-                });
+                reports.fatal(e.to_string());
                 return Ending::Fatal(e.to_string());
             }
             Ok(Pending::Finished { reason }) if !interactive => return Ending::Finished(reason),
@@ -190,7 +235,7 @@ pub async fn drive(
         };
         failure = match command {
             Command::Answer(text) => {
-                events.emit(Event::AnswerReceived {
+                reports.send(SessionEvent::AnswerReceived {
                     turn: interview.turn_count() + 1,
                     text: text.clone(),
                 });
@@ -199,7 +244,7 @@ pub async fn drive(
                     Err(e) => Some(e),
                 }
             }
-            Command::Retry => settle(interview, events).await,
+            Command::Retry => settle(interview, events, reports).await,
             Command::EditQuestion(text) => interview.edit_question(&text, events).err(),
             Command::Regenerate { strategy, node_id } => interview
                 .regenerate(&strategy, node_id.as_deref(), events)
@@ -207,9 +252,7 @@ pub async fn drive(
                 .err(),
             Command::EndNow => {
                 if let Err(e) = interview.end_now("Ended by researcher", events) {
-                    events.emit(Event::Fatal {
-                        error: e.to_string(),
-                    });
+                    reports.fatal(e.to_string());
                 }
                 None
             }
@@ -218,7 +261,7 @@ pub async fn drive(
         if let Some(e) = &failure {
             events.emit(failed(e));
         }
-        snapshot::publish(interview, events);
+        snapshot::publish(interview, reports);
         interview.flush_journal();
     }
 }
@@ -230,13 +273,15 @@ async fn discover(interview: &mut Interview, events: &EventSink) -> Option<TurnE
 
 /// Brings the session to a state where it waits for an answer (or is finished); returns the
 /// failure of a turn it had to run.
-async fn settle(interview: &mut Interview, events: &EventSink) -> Option<TurnError> {
+async fn settle(
+    interview: &mut Interview,
+    events: &EventSink,
+    reports: &Reports,
+) -> Option<TurnError> {
     let pending = match interview.pending() {
         Ok(p) => p,
         Err(e) => {
-            events.emit(Event::Fatal {
-                error: e.to_string(),
-            });
+            reports.fatal(e.to_string());
             return None;
         }
     };

@@ -10,17 +10,18 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::SessionEvent;
+use super::driver::Reports;
+use super::views::{EdgeView, NodeView, SessionHistory, SessionSnapshot, SlotView, TranscriptLine};
 use crate::domain::{LlmScores, Speaker};
-use crate::pipeline::events::{
-    EdgeView, NodeView, SessionHistory, SessionSnapshot, SlotView, TranscriptLine,
-};
-use crate::pipeline::{Event, EventSink, Interview, PipelineError, Stage, TurnResult};
+use crate::pipeline::{Interview, PipelineError, Stage, TurnResult};
+use crate::store::ScoringRecord;
 use crate::store::{SessionStatus, StoreOps};
 
 /// Sends a [`SessionSnapshot`] of `interview`, or logs why there is none.
-pub fn publish(interview: &Interview, events: &EventSink) {
+pub fn publish(interview: &Interview, reports: &Reports) {
     match snapshot(interview) {
-        Ok(s) => events.emit(Event::Snapshot(Box::new(s))),
+        Ok(s) => reports.send(SessionEvent::Snapshot(std::sync::Arc::new(s))),
         Err(e) => tracing::warn!(session = interview.session_id(), "no snapshot: {e}"),
     }
 }
@@ -41,9 +42,17 @@ pub fn history(interview: &Interview) -> SessionHistory {
             Vec::new()
         }
     };
+    // Read once, not once per turn.
+    let records = interview
+        .store()
+        .scoring_history(interview.session_id())
+        .unwrap_or_else(|e| {
+            tracing::warn!(session = interview.session_id(), "no scoring history: {e}");
+            Vec::new()
+        });
     let mut turns = Vec::new();
     for turn in 1..=interview.turn_count() {
-        match turn_result(interview, turn) {
+        match turn_result(interview, turn, &records) {
             Ok(r) => turns.push(r),
             Err(e) => {
                 tracing::warn!(
@@ -59,19 +68,17 @@ pub fn history(interview: &Interview) -> SessionHistory {
 
 /// A completed turn's result rebuilt from its checkpoints, with a researcher's override (kept
 /// in the turn's scoring record) applied.
-fn turn_result(interview: &Interview, turn: u32) -> Result<TurnResult, PipelineError> {
+fn turn_result(
+    interview: &Interview,
+    turn: u32,
+    records: &[ScoringRecord],
+) -> Result<TurnResult, PipelineError> {
     let run = interview
         .restore_run(turn, String::new())
         .map_err(|(_, e)| e)?;
     let mut result = TurnResult::from_run(&run.ctx, Duration::ZERO)?;
-    let id = interview.session_id();
-    if let Some(record) = interview
-        .store()
-        .scoring_history(id)?
-        .into_iter()
-        .find(|r| r.turn == turn)
-    {
-        result.strategy_selected = record.strategy;
+    if let Some(record) = records.iter().find(|r| r.turn == turn) {
+        result.strategy_selected.clone_from(&record.strategy);
         if let Some(focus) = record.payload.get("focus") {
             result.focus = serde_json::from_value(focus.clone()).unwrap_or(None);
         }

@@ -61,7 +61,7 @@ pub fn open_session(
 }
 
 /// Runs the session `id` of `spec` in the database at `db` to its end on the calling thread,
-/// reporting every pipeline event to `observe`, and summarises it.
+/// reporting every session event to `observe`, and summarises it.
 ///
 /// A finished session is summarised without running anything. The call builds its own
 /// single-threaded runtime (the session's database connection stays on this thread), so it
@@ -71,7 +71,7 @@ pub fn run_one(
     spec: &SimulationSpec,
     services: &Services,
     id: &str,
-    observe: impl FnMut(&Event),
+    observe: impl FnMut(&crate::session::SessionEvent),
 ) -> Result<RunReport, SimulationError> {
     let store = Store::open(db)?;
     let llm = std::sync::Arc::clone(&services.llm);

@@ -24,6 +24,7 @@ use super::strings;
 use super::theme::Theme;
 use crate::pipeline::Event;
 use crate::session::Command;
+use crate::session::SessionEvent;
 
 /// Who answers the questions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,18 +211,23 @@ impl App {
         }
     }
 
-    /// Folds a pipeline event and reacts to it (focus, popups).
-    pub fn apply(&mut self, event: Event) {
+    /// Folds a session event and reacts to it (focus, popups).
+    pub fn apply(&mut self, event: impl Into<SessionEvent>) {
+        let event = event.into();
         let now = self.now();
-        let reaction = match &event {
-            Event::Question { turn, closing, .. } => Some((*turn, *closing)),
+        let fatal = matches!(event, SessionEvent::Fatal { .. });
+        let pipeline = event.pipeline();
+        let reaction = match pipeline {
+            Some(Event::Question { turn, closing, .. }) => Some((*turn, *closing)),
             _ => None,
         };
-        let completed = matches!(event, Event::TurnCompleted(_));
-        let failed = matches!(event, Event::TurnFailed { .. } | Event::Fatal { .. });
-        let finished = matches!(event, Event::Finished { .. });
-        let answer_failed = match &event {
-            Event::TurnFailed { stage, .. } => *stage <= crate::pipeline::Stage::UtteranceSaving,
+        let completed = matches!(pipeline, Some(Event::TurnCompleted(_)));
+        let failed = fatal || matches!(pipeline, Some(Event::TurnFailed { .. }));
+        let finished = matches!(pipeline, Some(Event::Finished { .. }));
+        let answer_failed = match pipeline {
+            Some(Event::TurnFailed { stage, .. }) => {
+                *stage <= crate::pipeline::Stage::UtteranceSaving
+            }
             _ => false,
         };
         let was = self.model.running.map(|r| r.work);

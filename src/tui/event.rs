@@ -1,4 +1,4 @@
-//! The one event type the loop runs on: terminal input, a tick, or a pipeline event, merged
+//! The one event type the loop runs on: terminal input, a tick, or a session event, merged
 //! from three sources by [`EventSources::next`].
 //!
 //! Terminal input arrives on a channel rather than straight from crossterm, so a test feeds
@@ -11,7 +11,7 @@ use futures::StreamExt;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::{Interval, MissedTickBehavior};
 
-use crate::pipeline::Event;
+use crate::session::{SessionEvent, SessionFeed};
 
 /// One thing the app reacts to.
 #[derive(Debug, Clone)]
@@ -20,8 +20,9 @@ pub enum AppEvent {
     Input(CtEvent),
     /// Time passed (spinner, elapsed time).
     Tick,
-    Pipeline(Event),
-    /// The pipeline's sender is gone: the session task stopped.
+    /// Something the session reported.
+    Pipeline(SessionEvent),
+    /// The session's feed is gone: the session task stopped.
     PipelineClosed,
 }
 
@@ -32,16 +33,12 @@ pub const TICK: Duration = Duration::from_millis(100);
 #[derive(Debug)]
 pub struct EventSources {
     input: UnboundedReceiver<CtEvent>,
-    pipeline: Option<UnboundedReceiver<Event>>,
+    pipeline: Option<SessionFeed>,
     tick: Interval,
 }
 
 impl EventSources {
-    pub fn new(
-        input: UnboundedReceiver<CtEvent>,
-        pipeline: UnboundedReceiver<Event>,
-        tick: Duration,
-    ) -> Self {
+    pub fn new(input: UnboundedReceiver<CtEvent>, pipeline: SessionFeed, tick: Duration) -> Self {
         let mut tick = tokio::time::interval(tick);
         tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
         Self {
@@ -56,7 +53,7 @@ impl EventSources {
     pub async fn next(&mut self) -> Option<AppEvent> {
         let pipeline = async {
             match self.pipeline.as_mut() {
-                Some(rx) => rx.recv().await,
+                Some(feed) => feed.next().await,
                 None => std::future::pending().await,
             }
         };
@@ -73,18 +70,14 @@ impl EventSources {
         }
     }
 
-    /// A pipeline event that is already waiting, if any (drained before a frame is drawn, so a
+    /// A session event that is already waiting, if any (drained before a frame is drawn, so a
     /// burst of stream deltas costs one frame).
     pub fn ready_pipeline(&mut self) -> Option<AppEvent> {
-        let rx = self.pipeline.as_mut()?;
-        match rx.try_recv() {
-            Ok(e) => Some(AppEvent::Pipeline(e)),
-            Err(tokio::sync::mpsc::error::TryRecvError::Empty) => None,
-            Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => {
-                self.pipeline = None;
-                Some(AppEvent::PipelineClosed)
-            }
+        if let Some(e) = self.pipeline.as_mut()?.try_next()? {
+            return Some(AppEvent::Pipeline(e));
         }
+        self.pipeline = None;
+        Some(AppEvent::PipelineClosed)
     }
 }
 

@@ -7,11 +7,13 @@
 
 mod graph;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::domain::Speaker;
-use crate::pipeline::events::SessionSnapshot;
 use crate::pipeline::{Event, Stage, TurnResult};
+use crate::session::SessionEvent;
+use crate::session::views::{SessionHistory, SessionSnapshot};
 
 pub use graph::GraphIndex;
 
@@ -97,7 +99,7 @@ pub struct Model {
     /// The snapshot as it stood after the viewed turn (nodes, edges and slots by provenance)
     /// with its lookups; `None` while following the latest turn.
     pub viewed_graph: Option<(Box<SessionSnapshot>, GraphIndex)>,
-    pub snapshot: Option<Box<SessionSnapshot>>,
+    pub snapshot: Option<Arc<SessionSnapshot>>,
     /// Lookups over the snapshot's graph, rebuilt with each snapshot.
     pub graph: GraphIndex,
     pub usage: Usage,
@@ -206,7 +208,27 @@ impl Model {
     }
 
     /// Folds one event; `now` stamps stage starts.
-    pub fn apply(&mut self, event: Event, now: Instant) {
+    pub fn apply(&mut self, event: impl Into<SessionEvent>, now: Instant) {
+        match event.into() {
+            SessionEvent::Pipeline(event) => self.apply_pipeline(event, now),
+            SessionEvent::Resumed(history) => self.resumed(*history),
+            SessionEvent::AnswerReceived { turn, text } => {
+                self.upsert(turn, Speaker::Respondent, clean(text.trim()), None);
+                self.question_turn = None;
+                if self.running.is_none_or(|r| r.turn != turn) {
+                    self.begin(Work::Turn, turn, now);
+                }
+            }
+            SessionEvent::Snapshot(snapshot) => self.snapshot(snapshot),
+            SessionEvent::Fatal { error } => {
+                self.running = None;
+                self.fatal = Some(clean(&error));
+            }
+        }
+    }
+
+    /// Folds one of the pipeline's events.
+    fn apply_pipeline(&mut self, event: Event, now: Instant) {
         match event {
             // A completed turn's slot discovery runs after its question, while the respondent
             // types: it is no turn in progress, and sending stays open.
@@ -227,9 +249,8 @@ impl Model {
                     stage_since: now,
                 });
             }
-            Event::StageFinished { .. } | Event::TurnCompleted(_) | Event::Resumed(_) => {
-                self.apply_result(event);
-            }
+            Event::StageFinished { .. } => {}
+            Event::TurnCompleted(result) => self.completed(result),
             Event::LlmCall {
                 role,
                 provider,
@@ -274,48 +295,32 @@ impl Model {
                 self.question_turn = None;
                 self.finished = Some(clean_line(&reason));
             }
-            Event::Fatal { error } => {
-                self.running = None;
-                self.fatal = Some(clean(&error));
-            }
             Event::Warning { message } => self.warning = Some(clean_line(&message)),
-            Event::AnswerReceived { turn, text } => {
-                self.upsert(turn, Speaker::Respondent, clean(text.trim()), None);
-                self.question_turn = None;
-                if self.running.is_none_or(|r| r.turn != turn) {
-                    self.begin(Work::Turn, turn, now);
-                }
-            }
             Event::Overridden { .. } => self.overridden(event, now),
-            Event::Snapshot(snapshot) => self.snapshot(snapshot),
         }
     }
 
-    fn apply_result(&mut self, event: Event) {
-        match event {
-            Event::TurnCompleted(result) => {
-                self.turns_done = result.turn_number;
-                if let Some(previous) = self.last.take()
-                    && previous.turn_number < result.turn_number
-                {
-                    self.earlier.push(*previous);
-                }
-                self.last = Some(result);
+    fn completed(&mut self, result: Box<TurnResult>) {
+        self.turns_done = result.turn_number;
+        if let Some(previous) = self.last.take()
+            && previous.turn_number < result.turn_number
+        {
+            self.earlier.push(*previous);
+        }
+        self.last = Some(result);
+    }
+
+    fn resumed(&mut self, history: SessionHistory) {
+        if self.conversation.is_empty() {
+            for line in history.transcript {
+                self.upsert(line.turn, line.speaker, clean(line.text.trim()), None);
             }
-            Event::Resumed(history) => {
-                if self.conversation.is_empty() {
-                    for line in history.transcript {
-                        self.upsert(line.turn, line.speaker, clean(line.text.trim()), None);
-                    }
-                }
-                let mut turns = history.turns;
-                if let Some(last) = turns.pop() {
-                    self.turns_done = last.turn_number;
-                    self.last = Some(Box::new(last));
-                    self.earlier = turns;
-                }
-            }
-            _ => {}
+        }
+        let mut turns = history.turns;
+        if let Some(last) = turns.pop() {
+            self.turns_done = last.turn_number;
+            self.last = Some(Box::new(last));
+            self.earlier = turns;
         }
     }
 
@@ -380,7 +385,7 @@ impl Model {
         }
     }
 
-    fn snapshot(&mut self, snapshot: Box<SessionSnapshot>) {
+    fn snapshot(&mut self, snapshot: Arc<SessionSnapshot>) {
         self.usage = Usage {
             tokens_in: snapshot.usage.tokens_in,
             tokens_out: snapshot.usage.tokens_out,
@@ -476,7 +481,7 @@ mod tests {
         );
         assert_eq!(m.question_turn, Some(0));
         m.apply(
-            Event::AnswerReceived {
+            SessionEvent::AnswerReceived {
                 turn: 1,
                 text: "hi \u{1b}[2J".into(),
             },

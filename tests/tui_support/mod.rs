@@ -11,12 +11,11 @@ use std::time::{Duration, Instant};
 use interviewer::embed::HashEmbedder;
 use interviewer::llm::RetryPolicy;
 use interviewer::pipeline::{Event, Interview, Services};
-use interviewer::session::{self, Command, SessionControl};
+use interviewer::session::{self, Command, SessionControl, SessionEvent, SessionFeed};
 use interviewer::store::Store;
 use interviewer::tui::{App, FixedClock, Mode, SessionInfo, Theme};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 pub use crate::common::{answers, config, example};
 use crate::common::{scripted_services, spec};
@@ -58,7 +57,7 @@ pub fn start(
     dir: &Path,
     script: &Path,
     max_turns: u32,
-) -> (SessionInfo, UnboundedReceiver<Event>, SessionControl) {
+) -> (SessionInfo, SessionFeed, SessionControl) {
     let store = Store::open(dir.join("interviews.db")).unwrap();
     let interview = Interview::create(
         store,
@@ -75,7 +74,7 @@ pub fn start(
 /// Every event of one interview, and where each command's events end.
 pub struct Recording {
     pub info: SessionInfo,
-    pub events: Vec<Event>,
+    pub events: Vec<SessionEvent>,
     /// `ends[0]`: the end of the opening; `ends[k]`: the end of answer `k`'s turn.
     pub ends: Vec<usize>,
     dir: tempfile::TempDir,
@@ -83,7 +82,7 @@ pub struct Recording {
 
 impl Recording {
     /// The events up to the end of turn `turn` (0: the opening question).
-    pub fn until(&self, turn: usize) -> &[Event] {
+    pub fn until(&self, turn: usize) -> &[SessionEvent] {
         let end = self.ends.get(turn).copied().unwrap_or(self.events.len());
         &self.events[..end]
     }
@@ -119,21 +118,28 @@ pub async fn record(script: &Path, max_turns: u32, answers: &[String]) -> Record
     let (info, mut rx, control) = start(dir.path(), script, max_turns);
     let mut events = Vec::new();
     let mut ends = Vec::new();
-    // The start publishes a snapshot before and after settling on the opening question.
-    collect_snapshots(&mut rx, &mut events, 2).await;
+    // The start publishes a snapshot before and after settling on the opening question; the
+    // feed may deliver only the second (latest wins).
+    collect_snapshot_after(&mut rx, &mut events, |e| {
+        matches!(e.pipeline(), Some(Event::Question { turn: 0, .. }))
+    })
+    .await;
     ends.push(events.len());
     for answer in answers {
-        if events
-            .iter()
-            .any(|e| matches!(e, Event::Finished { .. } | Event::TurnFailed { .. }))
-        {
+        if events.iter().any(|e| {
+            matches!(
+                e.pipeline(),
+                Some(Event::Finished { .. } | Event::TurnFailed { .. })
+            )
+        }) {
             break;
         }
         control
             .commands
             .try_send(Command::Answer(answer.clone()))
             .unwrap();
-        collect_snapshots(&mut rx, &mut events, 1).await;
+        // Every earlier snapshot was taken: the next is the one after this command.
+        collect_snapshot_after(&mut rx, &mut events, |_| true).await;
         ends.push(events.len());
     }
     control.shutdown();
@@ -145,18 +151,24 @@ pub async fn record(script: &Path, max_turns: u32, answers: &[String]) -> Record
     }
 }
 
-/// Receives events until `count` snapshots arrived.
-async fn collect_snapshots(rx: &mut UnboundedReceiver<Event>, into: &mut Vec<Event>, count: usize) {
-    let mut seen = 0;
-    while seen < count {
-        let event = tokio::time::timeout(WAIT, rx.recv())
+/// Receives events until a snapshot arrives after an event that `after` accepts.
+async fn collect_snapshot_after(
+    feed: &mut SessionFeed,
+    into: &mut Vec<SessionEvent>,
+    after: impl Fn(&SessionEvent) -> bool,
+) {
+    let mut armed = false;
+    loop {
+        let event = tokio::time::timeout(WAIT, feed.next())
             .await
             .expect("the session answers in time")
             .expect("the session is running");
-        if matches!(event, Event::Snapshot(_)) {
-            seen += 1;
-        }
+        let done = armed && matches!(event, SessionEvent::Snapshot(_));
+        armed = armed || after(&event);
         into.push(event);
+        if done {
+            return;
+        }
     }
 }
 

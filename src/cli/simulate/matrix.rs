@@ -197,7 +197,11 @@ fn run_cell(
             .map_err(matrix_error)?;
     }
     let mut progress = RunProgress::new(bars.add(new_bar(spec, &label(spec))));
-    let report = run_one(db, spec, services, id, |e| progress.observe(e));
+    let report = run_one(db, spec, services, id, |e| {
+        if let Some(e) = e.pipeline() {
+            progress.observe(e);
+        }
+    });
     finish_bar(&progress, &report);
     let (status, error) = match &report {
         Ok(r) if r.summary.finished => (RunStatus::Finished, None),

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::pipeline::events::SessionSnapshot;
+use crate::session::views::SessionSnapshot;
 use crate::tui::sanitize::clean_line;
 
 /// Most chains kept; a dense graph has exponentially many paths and a screen shows few.

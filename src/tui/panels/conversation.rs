@@ -204,7 +204,7 @@ mod tests {
     #[test]
     fn the_newest_rows_show_and_a_streaming_question_has_a_cursor() {
         let mut app = fixture::app(Mode::Respondent);
-        app.apply(Event::AnswerReceived {
+        app.apply(crate::session::SessionEvent::AnswerReceived {
             turn: 3,
             text: "Because I work better.".to_owned(),
         });

@@ -18,9 +18,10 @@ use serde_json::Map;
 
 use crate::domain::{FocusEntry, GraphState, RubricScore, SaturationMetrics, SignalValue, Signals};
 use crate::pipeline::contracts::{Alternative, ExtractionResult, Focus};
-use crate::pipeline::events::{EdgeView, NodeView, SessionSnapshot};
 use crate::pipeline::{Event, TurnResult};
 use crate::scoring::{ScoredCandidate, SignalContribution};
+use crate::session::SessionEvent;
+use crate::session::views::{EdgeView, NodeView, SessionSnapshot};
 use crate::store::UsageTotals;
 use crate::tui::app::{App, FixedClock, Mode, SessionInfo, StrategyInfo};
 use crate::tui::theme::Theme;
@@ -70,18 +71,20 @@ pub(crate) fn app(mode: Mode) -> App {
         app.apply(event);
     }
     app.apply(Event::TurnCompleted(Box::new(turn())));
-    app.apply(Event::Snapshot(Box::new(snapshot())));
+    app.apply(SessionEvent::Snapshot(Arc::new(snapshot())));
     app
 }
 
 /// Two turns of questions and answers; the question of turn 2 waits for its answer.
-pub(crate) fn conversation() -> Vec<Event> {
-    let question = |turn: u32, text: &str| Event::Question {
-        turn,
-        text: text.into(),
-        closing: false,
+pub(crate) fn conversation() -> Vec<SessionEvent> {
+    let question = |turn: u32, text: &str| {
+        SessionEvent::from(Event::Question {
+            turn,
+            text: text.into(),
+            closing: false,
+        })
     };
-    let answer = |turn: u32, text: &str| Event::AnswerReceived {
+    let answer = |turn: u32, text: &str| SessionEvent::AnswerReceived {
         turn,
         text: text.into(),
     };

@@ -97,7 +97,6 @@ impl Widget for &FocusTracePanel<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::Event;
     use crate::tui::app::Mode;
     use crate::tui::panels::fixture::{self, draw, inside, rows};
 
@@ -126,7 +125,9 @@ mod tests {
         let mut app = fixture::app(Mode::Respondent);
         let mut snapshot = fixture::snapshot();
         snapshot.focus_history[1].overridden = true;
-        app.apply(Event::Snapshot(Box::new(snapshot)));
+        app.apply(crate::session::SessionEvent::Snapshot(std::sync::Arc::new(
+            snapshot,
+        )));
         let buf = panel(&app, 40, 5);
         assert!(
             rows(&buf)[0].ends_with(" ✎ researcher override ╮"),

@@ -272,7 +272,7 @@ mod tests {
     use super::*;
     use crate::domain::CanonicalGraphState;
     use crate::pipeline::Event;
-    use crate::pipeline::events::SlotView;
+    use crate::session::views::SlotView;
     use crate::tui::app::Mode;
     use crate::tui::panels::fixture::{self, draw, inside, rows};
 
@@ -337,7 +337,9 @@ mod tests {
             slot("s2", SlotStatus::Candidate),
         ];
         app.apply(Event::TurnCompleted(Box::new(turn)));
-        app.apply(Event::Snapshot(Box::new(snapshot)));
+        app.apply(crate::session::SessionEvent::Snapshot(std::sync::Arc::new(
+            snapshot,
+        )));
         let rows = inside(&panel(&app, 80, 20));
         assert_eq!(
             rows[2],

@@ -10,7 +10,7 @@ use ratatui::widgets::Widget;
 
 use super::{empty_note, follow, frame, scrolled};
 use crate::graph::model::SlotStatus;
-use crate::pipeline::events::{NodeView, SessionSnapshot};
+use crate::session::views::{NodeView, SessionSnapshot};
 use crate::tui::app::{App, GraphViewUi};
 use crate::tui::sanitize::{clean, clean_line};
 use crate::tui::strings;

@@ -386,7 +386,7 @@ mod tests {
     #[test]
     fn a_running_stage_shows_its_number_name_and_elapsed_time() {
         let mut app = fixture::app(Mode::Moderator);
-        app.apply(Event::AnswerReceived {
+        app.apply(crate::session::SessionEvent::AnswerReceived {
             turn: 3,
             text: "Because I work better.".to_owned(),
         });

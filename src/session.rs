@@ -17,11 +17,13 @@
 
 pub mod driver;
 pub mod events;
+mod info;
 mod snapshot;
 pub mod views;
 
 pub use driver::{AnswerSource, Ending, Reports, SourceError, Waiting};
 pub use events::{FeedSender, SessionEvent, SessionFeed};
+pub use info::{SessionInfo, StrategyInfo};
 pub use snapshot::{history, publish as publish_snapshot};
 
 use std::thread;
@@ -59,6 +61,8 @@ pub enum Command {
 /// The driver's end of a running session.
 #[derive(Debug)]
 pub struct SessionHandle {
+    /// What a view shows of the session beside its events.
+    pub info: SessionInfo,
     pub commands: Sender<Command>,
     pub feed: SessionFeed,
     thread: Option<thread::JoinHandle<()>>,
@@ -129,6 +133,7 @@ pub struct SpawnError(#[from] std::io::Error);
 /// question if none was asked, resumes an interrupted turn whose answer was saved, or repeats
 /// the pending question.
 pub fn spawn(interview: Interview) -> Result<SessionHandle, SpawnError> {
+    let info = SessionInfo::of(&interview);
     let (cmd_tx, cmd_rx) = mpsc::channel(COMMAND_CAPACITY);
     let (feed_tx, feed) = SessionFeed::channel();
     let thread = thread::Builder::new()
@@ -144,6 +149,7 @@ pub fn spawn(interview: Interview) -> Result<SessionHandle, SpawnError> {
             }
         })?;
     Ok(SessionHandle {
+        info,
         commands: cmd_tx,
         feed,
         thread: Some(thread),

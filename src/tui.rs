@@ -55,8 +55,7 @@ pub use start::{ConceptEntry, StartChoice, StartOutcome, StartScreen};
 pub use theme::Theme;
 pub use view::render_panel;
 
-use crate::pipeline::Interview;
-use crate::session::{self, Command, SessionFeed};
+use crate::session::{Command, SessionFeed, SessionHandle};
 
 /// How long quitting waits for the session task to stop before leaving a running turn to its
 /// checkpoint.
@@ -73,13 +72,14 @@ pub fn require_terminal() -> Result<(), TuiError> {
     }
 }
 
-/// Runs an opened interview in this terminal until the user quits.
-pub fn run_interview(interview: Interview, mode: Mode) -> Result<(), TuiError> {
+/// Shows a running session (see [`session::spawn`]) in this terminal until the user quits,
+/// then stops it.
+pub fn run_interview(session: SessionHandle, mode: Mode) -> Result<(), TuiError> {
     let runtime = runtime()?;
     let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
     let (result, stopped) = runtime.block_on(async {
         let (inputs, stopped) = spawn_input();
-        let result = interview_screen(terminal, inputs, interview, mode).await;
+        let result = interview_screen(terminal, inputs, session, mode).await;
         (result, stopped)
     });
     drop(guard);
@@ -97,11 +97,11 @@ fn stopped_or(
     }
 }
 
-/// Shows the start screen; `open` turns the user's choice into an opened interview (or an error
+/// Shows the start screen; `open` turns the user's choice into a running session (or an error
 /// shown on the start screen). Returns when the user quits.
 pub fn run_start(
     mut screen: StartScreen,
-    mut open: impl FnMut(&StartChoice) -> Result<(Interview, Mode), String>,
+    mut open: impl FnMut(&StartChoice) -> Result<(SessionHandle, Mode), String>,
 ) -> Result<(), TuiError> {
     let runtime = runtime()?;
     let (mut terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
@@ -118,8 +118,8 @@ pub fn run_start(
                 ));
                 start::draw(&mut terminal, &screen)?;
                 match open(&choice) {
-                    Ok((interview, mode)) => {
-                        return interview_screen(terminal, inputs, interview, mode).await;
+                    Ok((session, mode)) => {
+                        return interview_screen(terminal, inputs, session, mode).await;
                     }
                     Err(e) => screen.set_message(Some(e)),
                 }
@@ -157,12 +157,11 @@ pub async fn watch(
 async fn interview_screen(
     terminal: DefaultTerminal,
     inputs: UnboundedReceiver<CtEvent>,
-    interview: Interview,
+    session: SessionHandle,
     mode: Mode,
 ) -> Result<(), TuiError> {
-    let info = SessionInfo::of(&interview);
-    let handle = session::spawn(interview).map_err(|e| TuiError::Session(e.to_string()))?;
-    let (events, control) = handle.into_parts();
+    let info = session.info.clone();
+    let (events, control) = session.into_parts();
     let app = App::new(info, mode, Theme::from_env(), Arc::new(SystemClock));
     let sources = EventSources::new(inputs, events, TICK);
     let mut event_loop = EventLoop::new(terminal, app, sources, Some(control.commands.clone()));

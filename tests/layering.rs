@@ -76,6 +76,37 @@ fn every_import_points_down_the_layers_written_in_lib_rs() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The terminal app is a view over the session driver: it gets a running session's feed and
+/// command channel, never the interview itself or a store to query, so a frame can never wait
+/// on the pipeline or the database.
+#[test]
+fn the_terminal_app_holds_no_interview_and_no_store() {
+    const FORBIDDEN: [&str; 4] = ["Interview", "Store", "StoreOps", "AsyncStore"];
+    let mut files = vec![Path::new(SRC).join("tui.rs")];
+    rust_files(&Path::new(SRC).join("tui"), &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for path in &files {
+        for (token, line) in tokens(&read(path)) {
+            if let Token::Ident(word) = token
+                && FORBIDDEN.contains(&word.as_str())
+            {
+                let rel = path.strip_prefix(SRC).unwrap().display();
+                found.push(format!("src/{rel}:{line}: {word}"));
+            }
+        }
+    }
+    assert!(
+        files.len() > 10,
+        "the terminal app's sources were not found: {files:?}"
+    );
+    assert!(
+        found.is_empty(),
+        "the terminal app names:\n{}",
+        found.join("\n")
+    );
+}
+
 /// The layer list names each module once.
 fn layer_ranks(layers: &[Vec<String>]) -> BTreeMap<String, usize> {
     let mut rank = BTreeMap::new();

@@ -17,6 +17,8 @@ use super::setup::{
 };
 use crate::config::{ConfigDir, FileKind};
 use crate::domain::Understanding;
+use crate::pipeline::Interview;
+use crate::session::SessionHandle;
 use crate::store::{Store, StoreOps};
 use crate::tui::{ConceptEntry, Mode, StartChoice, StartScreen, Theme, TuiError};
 
@@ -105,7 +107,8 @@ pub fn run_new(
     let prepared = prepare(dir, llm, args.stages)?;
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
-    crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
+    let session = spawn(interview)?;
+    crate::tui::run_interview(session, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
 }
 
 /// `interviewer resume ID`: a stored session in the app.
@@ -131,7 +134,13 @@ pub fn run_resume(
     let prepared = prepare(dir, llm, args.stages)?;
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
-    crate::tui::run_interview(interview, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
+    let session = spawn(interview)?;
+    crate::tui::run_interview(session, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
+}
+
+/// `interview` on its session thread, for the app to show.
+fn spawn(interview: Interview) -> Result<SessionHandle, CliError> {
+    crate::session::spawn(interview).map_err(|e| CliError::Input(e.to_string()))
 }
 
 /// `interviewer`: the start screen, then the chosen interview.
@@ -153,7 +162,8 @@ pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), Cli
                 };
                 open_interview(dir, db, &session, prepared.services)
             })
-            .map(|interview| (interview, mode(choice.moderator)))
+            .and_then(spawn)
+            .map(|session| (session, mode(choice.moderator)))
             .map_err(|e| e.to_string())
     };
     crate::tui::run_start(screen, open).map_err(|e| tui_error(&e, None))

@@ -14,7 +14,8 @@ use std::time::Instant;
 use ratatui::layout::Rect;
 use ratatui_textarea::{TextArea, WrapMode};
 
-pub use info::{Clock, FixedClock, SessionInfo, StrategyInfo, SystemClock};
+pub use crate::session::{SessionInfo, StrategyInfo};
+pub use info::{Clock, FixedClock, SystemClock};
 
 use super::event::AppEvent;
 use super::layout::{self, Areas, PanelId};
@@ -23,8 +24,7 @@ use super::popups::RegenerateState;
 use super::strings;
 use super::theme::Theme;
 use crate::pipeline::Event;
-use crate::session::Command;
-use crate::session::SessionEvent;
+use crate::session::{Command, SessionEvent};
 
 /// Who answers the questions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

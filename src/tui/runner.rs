@@ -32,8 +32,6 @@ pub const FRAME_BUDGET: Duration = Duration::from_millis(16);
 pub enum TuiError {
     #[error("terminal: {0}")]
     Terminal(String),
-    #[error("cannot start the session: {0}")]
-    Session(String),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
     /// The app was asked to stop by a signal; it left the terminal as it found it.

@@ -66,8 +66,9 @@ pub fn start(
         Some(SESSION_ID.to_owned()),
     )
     .unwrap();
-    let info = SessionInfo::of(&interview);
-    let (events, control) = session::spawn(interview).unwrap().into_parts();
+    let handle = session::spawn(interview).unwrap();
+    let info = handle.info.clone();
+    let (events, control) = handle.into_parts();
     (info, events, control)
 }
 

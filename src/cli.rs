@@ -4,6 +4,7 @@
 //! mistakes (2) and model failures (3) apart from other failures (1), and whose message names
 //! the file and the place.
 
+mod analyze;
 mod check;
 mod doctor;
 mod export;
@@ -33,9 +34,10 @@ pub struct Cli {
     /// Config directory (methodologies/, concepts/, personas/, prompts/).
     #[arg(long, global = true, env = crate::config::CONFIG_DIR_ENV, value_name = "DIR")]
     pub config_dir: Option<PathBuf>,
-    /// Database file (default: the platform data directory's interviewer/interviewer.db).
-    #[arg(long, global = true, env = "INTERVIEWER_DB", value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Database file (default: the platform data directory's interviewer/interviewer.db);
+    /// `analyze` takes it more than once to read several.
+    #[arg(long, global = true, env = "INTERVIEWER_DB", value_name = "PATH", action = clap::ArgAction::Append)]
+    pub db: Vec<PathBuf>,
     #[command(flatten)]
     pub llm: setup::LlmOptions,
     /// No subcommand opens the terminal app's start screen.
@@ -56,6 +58,7 @@ pub enum Command {
     /// Score every stored turn of a session again under its own or an edited methodology
     /// (no model calls, the session unchanged) and say which decisions would change.
     Replay(replay::ReplayArgs),
+    Analyze(analyze::AnalyzeArgs),
     /// Run an interview without the terminal UI, answers from a file or stdin.
     Interview(interview::InterviewArgs),
     /// Show each LLM role's provider, model and settings with their sources, and probe each
@@ -112,56 +115,41 @@ impl CliError {
 pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
     let dir = crate::config::ConfigDir::discover(cli.config_dir.as_deref());
     let Some(command) = cli.command else {
-        let db = cli.db.unwrap_or_else(crate::store::default_path);
-        return tui::run_start(&dir, &db, &cli.llm);
+        return tui::run_start(&dir, &one_db(&cli.db)?, &cli.llm);
     };
+    let db = || one_db(&cli.db);
     match command {
-        Command::New(args) => tui::run_new(
-            &dir,
-            &cli.db.unwrap_or_else(crate::store::default_path),
-            &cli.llm,
-            &args,
-        ),
-        Command::Resume(args) => tui::run_resume(
-            &dir,
-            &cli.db.unwrap_or_else(crate::store::default_path),
-            &cli.llm,
-            &args,
-        ),
+        Command::New(args) => tui::run_new(&dir, &db()?, &cli.llm, &args),
+        Command::Resume(args) => tui::run_resume(&dir, &db()?, &cli.llm, &args),
         Command::Check(args) => check::run(&dir, &args, out),
         Command::Models(args) => models::run(&args, out),
         Command::Score(args) => score::run(&dir, &args, out),
-        Command::Sessions(args) => sessions::run(
-            &cli.db.unwrap_or_else(crate::store::default_path),
-            &args,
-            out,
-        ),
-        Command::Export(args) => export::run(
-            &cli.db.unwrap_or_else(crate::store::default_path),
-            &args,
-            out,
-        ),
-        Command::Replay(args) => replay::run(
-            &dir,
-            &cli.db.unwrap_or_else(crate::store::default_path),
-            &args,
-            out,
-        ),
+        Command::Sessions(args) => sessions::run(&db()?, &args, out),
+        Command::Export(args) => export::run(&db()?, &args, out),
+        Command::Replay(args) => replay::run(&dir, &db()?, &args, out),
         Command::Doctor => doctor::run(&dir, &cli.llm, out),
-        Command::Simulate(args) => simulate::run(
-            &dir,
-            &cli.db.unwrap_or_else(crate::store::default_path),
-            &cli.llm,
-            &args,
-            out,
-        ),
-        Command::Interview(args) => interview::run(
-            &dir,
-            &cli.db.unwrap_or_else(crate::store::default_path),
-            &cli.llm,
-            &args,
-            out,
-        ),
+        Command::Analyze(args) => {
+            let databases = if cli.db.is_empty() {
+                vec![crate::store::default_path()]
+            } else {
+                cli.db.clone()
+            };
+            analyze::run(&dir, &databases, &args, out)
+        }
+        Command::Simulate(args) => simulate::run(&dir, &db()?, &cli.llm, &args, out),
+        Command::Interview(args) => interview::run(&dir, &db()?, &cli.llm, &args, out),
+    }
+}
+
+/// The one database a command other than `analyze` reads: the `--db` given, or the default.
+fn one_db(given: &[PathBuf]) -> Result<PathBuf, CliError> {
+    match given {
+        [] => Ok(crate::store::default_path()),
+        [one] => Ok(one.clone()),
+        many => Err(CliError::Usage(format!(
+            "--db was given {} times; only `analyze` reads several databases",
+            many.len()
+        ))),
     }
 }
 

@@ -30,6 +30,9 @@
 //! - [`simulate`]: persona-driven synthetic respondents and methodology comparisons.
 //! - [`export`] and [`audit`]: session exports (JSON, CSV, GraphML, DOT, Mermaid, Markdown),
 //!   replays of a session's decisions under an edited methodology, and the JSONL audit trail.
+//! - [`study`]: the analysis across the interviews of a study (`interviewer analyze`): codes
+//!   merged across sessions, the implication matrix, the map of links above a cutoff and its
+//!   dominant chains, the report.
 //! - [`tui`]: the terminal app, a view over session events.
 //! - [`cli`] and [`logging`]: the `interviewer` command and its file log.
 //! - `time` (crate-private): RFC 3339 timestamps, shared by the pipeline and the audit trail.
@@ -52,7 +55,7 @@
 //! 9. `understanding`: extraction, slot naming and rubric signals, by LLM or offline.
 //! 10. `pipeline`: the turn's stages.
 //! 11. `audit`, `export`: readers of pipeline events and stored sessions.
-//! 12. `session`: the driver of one interview.
+//! 12. `session`, `study`: the driver of one interview; the analysis across interviews.
 //! 13. `simulate`, `tui`: front ends over the driver.
 //! 14. `cli`: the command line over everything.
 
@@ -77,6 +80,7 @@ pub mod signals;
 pub mod simulate;
 pub mod srl;
 pub mod store;
+pub mod study;
 mod time;
 pub mod tui;
 pub mod understanding;

@@ -34,6 +34,7 @@ mod replay;
 mod score_formula;
 mod simulate;
 mod store;
+mod study;
 mod tui_app;
 mod tui_signals;
 mod tui_snapshots;

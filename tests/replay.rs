@@ -11,37 +11,18 @@
 )]
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::common;
 
 fn cli(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_interviewer"))
-        .arg("--db")
-        .arg(db)
-        .arg("--config-dir")
-        .arg(Path::new(common::MANIFEST).join("config"))
-        .args(args)
-        .env("INTERVIEWER_CACHE_DIR", common::CACHE_ROOT)
-        .env_remove("INTERVIEWER_SCRIPT")
-        .env_remove("INTERVIEWER_SCRIPT_LOG")
-        .env_remove("INTERVIEWER_CRASH_AT")
-        .output()
-        .unwrap()
+    common::run_binary(&[db], args)
 }
 
 fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
+    common::succeeded(out)
 }
 
-/// The scripted 10-turn oat milk demo, stored in `db`.
 fn scripted_demo(db: &Path) {
     let script = common::example("oat_milk_script.yaml");
     let answers = common::example("oat_milk_answers.txt");

@@ -99,3 +99,38 @@ pub fn seed_order() -> PipelineSettings {
         ..PipelineSettings::default()
     }
 }
+
+/// Runs the `interviewer` binary with each of `dbs` as a `--db`, the shipped config and the
+/// test model cache, and none of the environment that would change what it does.
+pub fn run_binary(dbs: &[&Path], args: &[&str]) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_interviewer"));
+    for db in dbs {
+        command.arg("--db").arg(db);
+    }
+    command
+        .arg("--config-dir")
+        .arg(Path::new(MANIFEST).join("config"))
+        .args(args)
+        .env("INTERVIEWER_CACHE_DIR", CACHE_ROOT)
+        .env_remove("INTERVIEWER_DB")
+        .env_remove("INTERVIEWER_SCRIPT")
+        .env_remove("INTERVIEWER_SCRIPT_LOG")
+        .env_remove("INTERVIEWER_UNDERSTANDING")
+        .env_remove("INTERVIEWER_CRASH_AT")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("the binary runs")
+}
+
+/// The standard output of a run that must have succeeded (the whole run shown when not).
+pub fn succeeded(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+}

@@ -1,0 +1,218 @@
+//! Reading a study's sessions from one or more `SQLite` files: which sessions (by id, by
+//! concept or all), finished only unless asked otherwise, all of one methodology.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::export::SessionData;
+use crate::store::{SessionStatus, Store, StoreOps};
+
+/// Which sessions a study takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// These ids (full ids), wherever they are.
+    Ids(Vec<String>),
+    /// Every session of this concept.
+    Concept(String),
+    /// Every session.
+    All,
+}
+
+/// Why a study could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    #[error("no database at {}", .0.display())]
+    MissingDatabase(PathBuf),
+    #[error("{}: {source}", path.display())]
+    Store {
+        path: PathBuf,
+        #[source]
+        source: crate::store::StoreError,
+    },
+    #[error("{}: session {id}: {message}", path.display())]
+    Session {
+        path: PathBuf,
+        id: String,
+        message: String,
+    },
+    #[error("session {0} is in none of the databases")]
+    UnknownSession(String),
+    #[error("{0}")]
+    Empty(String),
+    #[error(
+        "the sessions use {0}; a study analyses one methodology: choose sessions with --concept \
+         or --sessions"
+    )]
+    MixedMethodologies(String),
+}
+
+/// One interview as the study reads it.
+#[derive(Debug, Clone)]
+pub struct StudySession {
+    pub id: String,
+    pub concept: String,
+    pub methodology: String,
+    /// The database file, as given.
+    pub source: String,
+    pub finished: bool,
+    pub termination: Option<String>,
+    /// Completed turns.
+    pub turns: u32,
+    /// The strategy selected at each completed turn.
+    pub strategies: Vec<String>,
+    /// Concepts still standing (superseded ones left out).
+    pub items: Vec<Item>,
+    /// `(from, to)` item keys of each link the respondent made (a `revises` edge is a
+    /// correction, not a link).
+    pub links: Vec<(String, String)>,
+}
+
+/// What one session said once: a canonical slot with its members, or a surface node that no
+/// slot holds.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The slot id, or the node id.
+    pub key: String,
+    pub node_type: String,
+    /// The slot's name, or the node's label.
+    pub name: String,
+    /// The slot's embedding, or the node's.
+    pub embedding: Option<Vec<f32>>,
+    /// Member labels with the turn and the respondent's words each came from.
+    pub members: Vec<(String, u32, String)>,
+}
+
+/// Edge type that replaces an earlier statement rather than linking two.
+const REVISES: &str = "revises";
+
+/// Reads the sessions `selection` names from `databases`; unfinished ones only with
+/// `unfinished`. A session found in two files is read from the first.
+pub fn load(
+    databases: &[PathBuf],
+    selection: &Selection,
+    unfinished: bool,
+) -> Result<Vec<StudySession>, StudyError> {
+    let mut found: BTreeMap<String, StudySession> = BTreeMap::new();
+    for path in databases {
+        if !path.is_file() {
+            return Err(StudyError::MissingDatabase(path.clone()));
+        }
+        let store = Store::open_read_only(path).map_err(|source| StudyError::Store {
+            path: path.clone(),
+            source,
+        })?;
+        let listed = store.list_sessions().map_err(|source| StudyError::Store {
+            path: path.clone(),
+            source,
+        })?;
+        for summary in listed {
+            let chosen = match selection {
+                Selection::Ids(ids) => ids.contains(&summary.id),
+                Selection::Concept(concept) => summary.concept == *concept,
+                Selection::All => true,
+            };
+            let done = summary.status == SessionStatus::Finished;
+            if !chosen || (!done && !unfinished) || found.contains_key(&summary.id) {
+                continue;
+            }
+            let data = SessionData::load(&store, &summary.id).map_err(|e| StudyError::Session {
+                path: path.clone(),
+                id: summary.id.clone(),
+                message: e.to_string(),
+            })?;
+            found.insert(summary.id.clone(), session(&data, path, done));
+        }
+    }
+    if let Selection::Ids(ids) = selection
+        && let Some(missing) = ids.iter().find(|id| !found.contains_key(*id))
+    {
+        return Err(StudyError::UnknownSession(missing.clone()));
+    }
+    let sessions: Vec<StudySession> = found.into_values().collect();
+    check_methodology(&sessions, unfinished)?;
+    Ok(sessions)
+}
+
+/// One methodology across all sessions, and at least one session.
+fn check_methodology(sessions: &[StudySession], unfinished: bool) -> Result<(), StudyError> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in sessions {
+        *counts.entry(s.methodology.as_str()).or_default() += 1;
+    }
+    match counts.len() {
+        0 => Err(StudyError::Empty(if unfinished {
+            "no session matches".to_owned()
+        } else {
+            "no finished session matches (--unfinished takes unfinished ones too)".to_owned()
+        })),
+        1 => Ok(()),
+        _ => Err(StudyError::MixedMethodologies(
+            counts
+                .iter()
+                .map(|(m, n)| format!("{m} ({n})"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )),
+    }
+}
+
+/// A loaded session reduced to what a study counts.
+fn session(data: &SessionData, path: &Path, finished: bool) -> StudySession {
+    let slot_of: HashMap<&str, &str> = data
+        .mappings
+        .iter()
+        .map(|m| (m.surface_node_id.as_str(), m.canonical_slot_id.as_str()))
+        .collect();
+    let slots: HashMap<&str, _> = data.slots.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut items: Vec<Item> = Vec::new();
+    let mut item_of: HashMap<&str, String> = HashMap::new();
+    for node in data.nodes.iter().filter(|n| n.superseded_by.is_none()) {
+        let slot = slot_of
+            .get(node.id.as_str())
+            .and_then(|id| slots.get(id).copied());
+        let (key, name, embedding) = match slot {
+            Some(s) => (s.id.clone(), s.slot_name.clone(), s.embedding.clone()),
+            None => (node.id.clone(), node.label.clone(), node.embedding.clone()),
+        };
+        item_of.insert(node.id.as_str(), key.clone());
+        let member = (node.label.clone(), node.turn, node.source_quote.clone());
+        match items.iter_mut().find(|i| i.key == key) {
+            Some(item) => item.members.push(member),
+            None => items.push(Item {
+                key,
+                node_type: node.node_type.clone(),
+                name,
+                embedding,
+                members: vec![member],
+            }),
+        }
+    }
+    let mut links: Vec<(String, String)> = data
+        .edges
+        .iter()
+        .filter(|e| e.edge_type != REVISES)
+        .filter_map(|e| {
+            let from = item_of.get(e.source_node_id.as_str())?;
+            let to = item_of.get(e.target_node_id.as_str())?;
+            (from != to).then(|| (from.clone(), to.clone()))
+        })
+        .collect();
+    links.sort();
+    links.dedup();
+    StudySession {
+        id: data.session.id.clone(),
+        concept: data.session.concept.clone(),
+        methodology: data.session.methodology.clone(),
+        source: path.display().to_string(),
+        finished,
+        termination: data.session.termination_reason.clone(),
+        turns: u32::try_from(data.turns.len()).unwrap_or(u32::MAX),
+        strategies: data
+            .turns
+            .iter()
+            .map(|t| t.result.strategy_selected.clone())
+            .collect(),
+        items,
+        links,
+    }
+}

@@ -204,7 +204,10 @@ fn central_name(items: &[(&str, &Item)]) -> String {
     // Items with an embedding are compared by it; labels decide only when none has one.
     let embedded = items.iter().any(|(_, i)| i.embedding.is_some());
     let mut best: Option<(f32, &str)> = None;
-    for (_, item) in items.iter().filter(|(_, i)| !embedded || i.embedding.is_some()) {
+    for (_, item) in items
+        .iter()
+        .filter(|(_, i)| !embedded || i.embedding.is_some())
+    {
         let s = score(item);
         let better = match best {
             None => true,

@@ -30,6 +30,7 @@ mod runner;
 mod sanitize;
 mod start;
 mod strings;
+mod study;
 mod terminal;
 mod text;
 mod theme;
@@ -52,6 +53,7 @@ pub use model::{Failure, GraphIndex, Message, Model, Running, Usage, Work};
 pub use runner::{EventLoop, FRAME_BUDGET, Flow, TuiError};
 pub use sanitize::{clean as sanitize, clean_line as sanitize_line};
 pub use start::{ConceptEntry, StartChoice, StartOutcome, StartScreen};
+pub use study::StudyScreen;
 pub use theme::Theme;
 pub use view::render_panel;
 
@@ -97,11 +99,13 @@ fn stopped_or(
     }
 }
 
-/// Shows the start screen; `open` turns the user's choice into a running session (or an error
-/// shown on the start screen). Returns when the user quits.
+/// Shows the start screen; `open` turns the user's choice into a running session and `analyse`
+/// a concept into its study (or an error shown on the start screen). Returns when the user
+/// quits.
 pub fn run_start(
     mut screen: StartScreen,
     mut open: impl FnMut(&StartChoice) -> Result<(SessionHandle, Mode), String>,
+    mut analyse: impl FnMut(&str) -> Result<crate::study::Study, String>,
 ) -> Result<(), TuiError> {
     let runtime = runtime()?;
     let (mut terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
@@ -112,6 +116,19 @@ pub fn run_start(
                 let choice = match start::run(&mut terminal, &mut inputs, &mut screen).await? {
                     StartOutcome::Quit => return Ok(()),
                     StartOutcome::Open(choice) => choice,
+                    StartOutcome::Study(concept) => {
+                        screen.set_message(Some(format!("Analysing the interviews of {concept}…")));
+                        start::draw(&mut terminal, &screen)?;
+                        match analyse(&concept) {
+                            Ok(study) => {
+                                let mut view = StudyScreen::new(study, Theme::from_env());
+                                study::run(&mut terminal, &mut inputs, &mut view).await?;
+                                screen.set_message(None);
+                            }
+                            Err(e) => screen.set_message(Some(e)),
+                        }
+                        continue;
+                    }
                 };
                 screen.set_message(Some(
                     "Opening the session and loading the models…".to_owned(),

@@ -10,7 +10,7 @@ use super::CliError;
 use crate::config::ConfigDir;
 use crate::export::ExportError;
 use crate::signals::Catalog;
-use crate::study::{self, Format, Selection, StudyError};
+use crate::study::{self, Format, Selection, Study, StudyError};
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
@@ -53,14 +53,7 @@ pub fn run(
             ));
         }
     };
-    let sessions =
-        study::load(databases, &selection, args.unfinished).map_err(|e| study_error(&e))?;
-    let name = sessions
-        .first()
-        .map(|s| s.methodology.clone())
-        .unwrap_or_default();
-    let methodology = dir.methodology(&name, &Catalog)?;
-    let analysis = study::analyse(&sessions, &methodology, args.cutoff);
+    let analysis = analyse(dir, databases, &selection, args.unfinished, args.cutoff)?;
     let text = study::render(&analysis, args.format)
         .map_err(|e| CliError::Input(format!("cannot write the analysis: {e}")))?;
     match &args.output {
@@ -76,6 +69,23 @@ pub fn run(
         }
         None => super::emit(out, &text),
     }
+}
+
+/// Reads the chosen sessions and analyses them under their methodology's config file.
+pub(super) fn analyse(
+    dir: &ConfigDir,
+    databases: &[PathBuf],
+    selection: &Selection,
+    unfinished: bool,
+    cutoff: Option<u32>,
+) -> Result<Study, CliError> {
+    let sessions = study::load(databases, selection, unfinished).map_err(|e| study_error(&e))?;
+    let name = sessions
+        .first()
+        .map(|s| s.methodology.clone())
+        .unwrap_or_default();
+    let methodology = dir.methodology(&name, &Catalog)?;
+    Ok(study::analyse(&sessions, &methodology, cutoff))
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {

@@ -166,7 +166,12 @@ pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), Cli
             .map(|session| (session, mode(choice.moderator)))
             .map_err(|e| e.to_string())
     };
-    crate::tui::run_start(screen, open).map_err(|e| tui_error(&e, None))
+    let analyse = |concept: &str| {
+        let selection = crate::study::Selection::Concept(concept.to_owned());
+        super::analyze::analyse(dir, &[db.to_path_buf()], &selection, false, None)
+            .map_err(|e| e.to_string())
+    };
+    crate::tui::run_start(screen, open, analyse).map_err(|e| tui_error(&e, None))
 }
 
 /// The concepts of the config directory and the stored sessions.

@@ -1,6 +1,7 @@
 //! The start screen (`interviewer` with no subcommand): a new interview (concept, methodology
 //! defaulting to the concept's, max turns) or a stored session to resume, and the moderator
-//! switch. It only chooses; opening the session is the caller's.
+//! switch, or the study of a concept's interviews (`a`). It only chooses; opening the session
+//! or analysing the study is the caller's.
 
 use crossterm::event::{Event as CtEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::DefaultTerminal;
@@ -45,6 +46,8 @@ pub struct StartChoice {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StartOutcome {
     Open(StartChoice),
+    /// The study screen for this concept's finished interviews.
+    Study(String),
     Quit,
 }
 
@@ -115,6 +118,7 @@ impl StartScreen {
                 self.on_resume = !self.on_resume;
             }
             KeyCode::Char('m') => self.moderator = !self.moderator,
+            KeyCode::Char('a') => return self.study_concept().map(StartOutcome::Study),
             KeyCode::Enter => return self.choice().map(StartOutcome::Open),
             KeyCode::Down | KeyCode::Char('j') => self.move_cursor(true),
             KeyCode::Up | KeyCode::Char('k') => self.move_cursor(false),
@@ -157,6 +161,20 @@ impl StartScreen {
             (Some(i), false) if i > 0 => Some(i - 1),
             _ => None,
         };
+    }
+
+    /// The concept whose study `a` opens: the highlighted session's, or the highlighted
+    /// concept.
+    fn study_concept(&mut self) -> Option<String> {
+        let concept = if self.on_resume {
+            self.sessions.get(self.session).map(|s| s.concept.clone())
+        } else {
+            self.concepts.get(self.concept).map(|c| c.id.clone())
+        };
+        if concept.is_none() {
+            self.message = Some("nothing highlighted to analyse".to_owned());
+        }
+        concept
     }
 
     fn choice(&mut self) -> Option<StartChoice> {
@@ -232,9 +250,9 @@ impl Widget for &StartScreen {
             .render(message, buf);
         }
         let keys = if self.on_resume {
-            " ↑↓ session · Enter resume · m moderator · Tab new interview · q quit"
+            " ↑↓ session · Enter resume · a study of its concept · m moderator · Tab new interview · q quit"
         } else {
-            " ↑↓ concept · ←→ methodology · -/+ max turns · m moderator · Enter start · Tab resume · q quit"
+            " ↑↓ concept · ←→ methodology · -/+ max turns · m moderator · Enter start · a study · Tab resume · q quit"
         };
         Line::from(Span::styled(
             truncate(keys, usize::from(hint.width)),
@@ -454,6 +472,15 @@ mod tests {
             panic!("expected a choice");
         };
         assert_eq!(c.methodology.as_deref(), Some("critical_incident"));
+    }
+
+    #[test]
+    fn a_opens_the_study_of_the_highlighted_concept() {
+        let mut s = screen();
+        assert_eq!(
+            s.key(key(KeyCode::Char('a'))),
+            Some(StartOutcome::Study("oat_milk".to_owned()))
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 pub mod conversation;
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 pub mod focus_trace;
 pub mod graph_stats;
 pub mod graph_view;

@@ -16,6 +16,7 @@ use super::window;
 use crate::config::Methodology;
 use crate::domain::{Phase, SignalValue, format_number};
 use crate::export::replay::{changed_decisions, decided, rescore};
+use crate::pipeline::TurnResult;
 use crate::tui::app::App;
 use crate::tui::panels::{frame_for_popup, scrolled};
 use crate::tui::sanitize::clean_line;
@@ -68,6 +69,12 @@ pub struct WhatIfState {
     pub methodology: Methodology,
     /// Where `s` saved the edit, or why it could not.
     pub saved: Option<String>,
+    /// Edits so far: what the cached count below was computed for.
+    revision: u64,
+    /// `(revision, decisions' fingerprint, altered)` of the last count of altered decisions,
+    /// so a frame re-scores the whole session only after an edit, a new turn or an override,
+    /// not on every draw.
+    altered: std::cell::Cell<Option<(u64, u64, usize)>>,
 }
 
 /// What a key did.
@@ -120,6 +127,8 @@ impl WhatIfState {
             typing: None,
             methodology: methodology.clone(),
             saved: None,
+            revision: 0,
+            altered: std::cell::Cell::new(None),
         })
     }
 
@@ -179,6 +188,28 @@ impl WhatIfState {
             }
         }
         self.saved = None;
+        self.revision += 1;
+    }
+
+    /// How many of `decisions` the edited methodology decides otherwise, counted once per
+    /// edit and per number of decisions.
+    fn altered(&self, decisions: &[&TurnResult]) -> usize {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        for d in decisions {
+            (d.turn_number, &d.strategy_selected).hash(&mut hasher);
+        }
+        let fingerprint = hasher.finish();
+        if let Some((revision, seen, altered)) = self.altered.get()
+            && revision == self.revision
+            && seen == fingerprint
+        {
+            return altered;
+        }
+        let altered = changed_decisions(decisions.iter().copied(), &self.methodology);
+        self.altered
+            .set(Some((self.revision, fingerprint, altered)));
+        altered
     }
 
     /// Applies what is typed, when it reads as a number.
@@ -432,7 +463,7 @@ fn outcome_lines(app: &App, s: &WhatIfState, width: usize) -> Vec<Line<'static>>
         }
     }
     let all: Vec<_> = model.earlier.iter().chain(model.last.as_deref()).collect();
-    let altered = changed_decisions(all.iter().copied(), &s.methodology);
+    let altered = s.altered(&all);
     let text = if s.edited() {
         format!(
             "This change alters {altered} of {} decisions in this session.",
@@ -500,5 +531,26 @@ mod tests {
             m.phases.get("mid").and_then(|c| c.phase_bonuses.get(&name)),
             Some(&2.6)
         );
+    }
+
+    #[test]
+    fn the_count_of_altered_decisions_is_redone_only_after_an_edit_or_new_decisions() {
+        let m = mec();
+        let turn = crate::tui::panels::fixture::turn();
+        let mut later = turn.clone();
+        later.turn_number += 1;
+        let mut s = WhatIfState::new(&m, &turn.strategy_selected, turn.turn_number, None).unwrap();
+        let counted = s.altered(&[&turn]);
+        let (_, fingerprint, _) = s.altered.get().unwrap();
+        // What a draw uses is the cached count: mark it and see it come back.
+        s.altered.set(Some((0, fingerprint, counted + 7)));
+        assert_eq!(s.altered(&[&turn]), counted + 7);
+        // Another decision in the session counts again.
+        assert!(s.altered(&[&turn, &later]) <= 2);
+        s.altered.set(Some((0, fingerprint, counted + 7)));
+        // So does an edit.
+        s.key(KeyCode::Char('9'));
+        assert!(s.edited());
+        assert!(s.altered(&[&turn]) <= 1);
     }
 }

@@ -14,28 +14,18 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn interview(db: &Path, extra: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_interviewer"));
-    cmd.arg("--db")
-        .arg(db)
-        .arg("--config-dir")
-        .arg(Path::new(common::MANIFEST).join("config"))
-        .args([
-            "interview",
-            "--concept",
-            "oat_milk",
-            "--max-turns",
-            "11",
-            "--answers",
-        ])
-        .arg(common::example("oat_milk_answers.txt"))
-        .args(extra)
-        .env("INTERVIEWER_CACHE_DIR", common::CACHE_ROOT)
-        .env_remove("INTERVIEWER_SCRIPT")
-        .env_remove("INTERVIEWER_CRASH_AT");
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    cmd.output().unwrap()
+    let answers = common::example("oat_milk_answers.txt");
+    let mut all = vec![
+        "interview",
+        "--concept",
+        "oat_milk",
+        "--max-turns",
+        "11",
+        "--answers",
+        answers.to_str().unwrap(),
+    ];
+    all.extend_from_slice(extra);
+    common::run_binary_with(&[db], &all, envs)
 }
 
 fn script() -> String {

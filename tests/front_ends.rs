@@ -13,7 +13,7 @@ use crate::common;
 use crate::crash_resume::snapshot;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 use interviewer::domain::Speaker;
@@ -22,23 +22,8 @@ use interviewer::session::{self, Command as SessionCommand};
 use interviewer::store::{Store, StoreOps};
 
 fn binary(db: &Path, args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_interviewer"))
-        .arg("--db")
-        .arg(db)
-        .arg("--config-dir")
-        .arg(Path::new(common::MANIFEST).join("config"))
-        .args(args)
-        .env("INTERVIEWER_CACHE_DIR", common::CACHE_ROOT)
-        .env_remove("INTERVIEWER_SCRIPT")
-        .env_remove("INTERVIEWER_UNDERSTANDING")
-        .env_remove("INTERVIEWER_CRASH_AT")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_binary(&[db], args);
+    common::succeeded(&out);
     out
 }
 

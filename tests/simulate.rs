@@ -17,7 +17,7 @@ use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -38,35 +38,20 @@ fn script() -> PathBuf {
 }
 
 fn simulate(db: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_interviewer"));
-    cmd.arg("--db")
-        .arg(db)
-        .arg("--config-dir")
-        .arg(Path::new(common::MANIFEST).join("config"))
-        .arg("--script")
-        .arg(script())
-        .arg("simulate")
-        .args(["--concept", "oat_milk"])
-        .args(args)
-        .env("INTERVIEWER_CACHE_DIR", common::CACHE_ROOT)
-        .env_remove("INTERVIEWER_SCRIPT")
-        .env_remove("INTERVIEWER_SCRIPT_LOG")
-        .env_remove("INTERVIEWER_CRASH_AT");
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    cmd.output().unwrap()
+    let script = script();
+    let mut all = vec![
+        "--script",
+        script.to_str().unwrap(),
+        "simulate",
+        "--concept",
+        "oat_milk",
+    ];
+    all.extend_from_slice(args);
+    common::run_binary_with(&[db], &all, envs)
 }
 
 fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
+    common::succeeded(out)
 }
 
 /// The summary's `session` line.

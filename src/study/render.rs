@@ -87,12 +87,7 @@ fn field(text: &str) -> String {
 fn mermaid(study: &Study) -> String {
     let by_id = names(study);
     let mut out = String::from("flowchart BT\n");
-    let shown = map_codes(study);
-    for code in study
-        .codes
-        .iter()
-        .filter(|c| shown.contains(&c.id.as_str()))
-    {
+    for code in map_codes(study) {
         let _ = writeln!(
             out,
             "  {}[\"{} · {}<br/><small>{} · {} resp.</small>\"]",
@@ -126,12 +121,7 @@ fn mermaid_text(text: &str) -> String {
 /// The map as a DOT digraph.
 fn dot(study: &Study) -> String {
     let mut out = String::from("digraph study {\n  rankdir=BT;\n  node [shape=box];\n");
-    let shown = map_codes(study);
-    for code in study
-        .codes
-        .iter()
-        .filter(|c| shown.contains(&c.id.as_str()))
-    {
+    for code in map_codes(study) {
         let _ = writeln!(
             out,
             "  {} [label=\"{}\\n{} · {} resp.\"];",
@@ -166,15 +156,14 @@ fn map_links(study: &Study) -> Vec<(&str, &str, u32)> {
         .collect()
 }
 
-/// Codes on the map: those of a kept link.
-fn map_codes(study: &Study) -> Vec<&str> {
-    let mut codes: Vec<&str> = map_links(study)
-        .into_iter()
-        .flat_map(|(a, b, _)| [a, b])
-        .collect();
-    codes.sort_unstable();
-    codes.dedup();
-    codes
+/// Codes on the map (those of a kept link), in report order.
+fn map_codes(study: &Study) -> Vec<&Code> {
+    let links = map_links(study);
+    study
+        .codes
+        .iter()
+        .filter(|c| links.iter().any(|(a, b, _)| *a == c.id || *b == c.id))
+        .collect()
 }
 
 /// The report.

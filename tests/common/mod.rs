@@ -103,6 +103,15 @@ pub fn seed_order() -> PipelineSettings {
 /// Runs the `interviewer` binary with each of `dbs` as a `--db`, the shipped config and the
 /// test model cache, and none of the environment that would change what it does.
 pub fn run_binary(dbs: &[&Path], args: &[&str]) -> std::process::Output {
+    run_binary_with(dbs, args, &[])
+}
+
+/// [`run_binary`] with these environment variables set as well.
+pub fn run_binary_with(
+    dbs: &[&Path],
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> std::process::Output {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_interviewer"));
     for db in dbs {
         command.arg("--db").arg(db);
@@ -119,6 +128,7 @@ pub fn run_binary(dbs: &[&Path], args: &[&str]) -> std::process::Output {
         .env_remove("INTERVIEWER_CRASH_AT")
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
+        .envs(envs.iter().copied())
         .output()
         .expect("the binary runs")
 }

@@ -286,6 +286,29 @@ fn every_stage_resumes_after_a_crash_on_either_side_of_its_commit() {
                 "{case}: committed {committed:?}"
             );
 
+            // The answer is kept from the first commit on: a crash after context loading
+            // resumes with it rather than asking the question again.
+            if stage == Stage::ContextLoading && side == "after" {
+                let store = Store::open(&db).unwrap();
+                let id = store.list_sessions().unwrap()[0].id.clone();
+                let interview = interviewer::pipeline::Interview::open(
+                    store,
+                    &id,
+                    common::spec(11),
+                    common::services_with(&common::example("oat_milk_script.yaml")),
+                )
+                .unwrap();
+                let pending = interview.pending().unwrap();
+                assert!(
+                    matches!(
+                        &pending,
+                        interviewer::pipeline::Pending::Resume { answer: Some(a), .. }
+                            if *a == all[SESSION_TURN as usize - 1]
+                    ),
+                    "{case}: {pending:?}"
+                );
+            }
+
             let log = tmp.path().join(format!("{}-{side}.log", stage.name()));
             ok(&interviewer(&Run {
                 db: &db,

@@ -252,7 +252,8 @@ impl Interview {
             .checkpoint(id, turn, Stage::ContextLoading.name())?
             .and_then(|c| {
                 c.output
-                    .get("user_input")
+                    .get("extra")
+                    .and_then(|extra| extra.get("user_input"))
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             }))

@@ -1,7 +1,6 @@
 //! [`Interview`]: one session driven through the pipeline — opening question, turns (fresh or
 //! resumed), a researcher's override of the pending question, and ending early.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -250,13 +249,11 @@ impl Interview {
         Ok(self
             .store
             .checkpoint(id, turn, Stage::ContextLoading.name())?
-            .and_then(|c| {
-                c.output
-                    .get("extra")
-                    .and_then(|extra| extra.get("user_input"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-            }))
+            .and_then(|mut c| {
+                let extra = c.output.get_mut("extra").map(Value::take)?;
+                serde_json::from_value::<LoadingRecord>(extra).ok()
+            })
+            .map(|record| record.user_input))
     }
 
     fn ensure_active(&self) -> Result<(), PipelineError> {
@@ -608,7 +605,7 @@ impl Interview {
         let mut run = TurnRun {
             ctx: TurnContext::new(self.world.session_id.clone(), input),
             turn,
-            extras: HashMap::new(),
+            decision: None,
             scoring: None,
         };
         let checkpoints = self
@@ -622,8 +619,18 @@ impl Interview {
             let mut envelope = cp.output;
             let output = envelope.get_mut("output").map_or(Value::Null, Value::take);
             run.ctx.restore(stage, output).map_err(|e| (stage, e))?;
-            if let Some(extra) = envelope.get_mut("extra").map(Value::take) {
-                run.extras.insert(stage, extra);
+            if stage == Stage::StrategySelection
+                && let Some(extra) = envelope.get_mut("extra").map(Value::take)
+            {
+                let record = serde_json::from_value(extra).map_err(|e| {
+                    (
+                        stage,
+                        PipelineError::State(format!(
+                            "turn {turn}: the saved decision data cannot be read: {e}"
+                        )),
+                    )
+                })?;
+                run.decision = Some(record);
             }
         }
         Ok(run)
@@ -657,14 +664,11 @@ impl Interview {
         &mut self,
         run: &mut TurnRun,
         output: O,
-        extra: Option<Value>,
+        extra: Option<&Value>,
         calls: &[CallRecord],
         effects: impl FnOnce(&Tx<'_>) -> Result<(), StoreError>,
     ) -> Result<(), PipelineError> {
-        self.persist(run.turn, &output, extra.as_ref(), calls, effects)?;
-        if let Some(extra) = extra {
-            run.extras.insert(O::STAGE, extra);
-        }
+        self.persist(run.turn, &output, extra, calls, effects)?;
         output.store(&mut run.ctx);
         Ok(())
     }
@@ -1156,9 +1160,32 @@ pub(crate) enum Scoring {
 pub(crate) struct TurnRun {
     pub ctx: TurnContext,
     pub turn: u32,
-    /// Checkpoint data beside the contracts (saved input, LLM scores, tracker before focus).
-    pub extras: HashMap<Stage, Value>,
+    /// What stage 6 keeps beside its output, once it has run or been restored.
+    pub decision: Option<DecisionRecord>,
     pub scoring: Option<Scoring>,
+}
+
+/// What strategy selection (stage 6) keeps in its checkpoint beside its output contract: the
+/// rubric scores it used (for the decision row), the answer's depth (for the session's depth
+/// history) and the node tracker as it stood before the focus was applied (so a researcher's
+/// override can apply another focus to the same state). Every field defaults, so a checkpoint
+/// written without one still reads.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct DecisionRecord {
+    #[serde(default)]
+    pub llm_scores: crate::domain::LlmScores,
+    #[serde(default)]
+    pub response_depth: Option<crate::domain::ResponseDepth>,
+    /// The tracker's own JSON form (`NodeStateTracker::to_json`).
+    #[serde(default)]
+    pub tracker_before_focus: Option<Value>,
+}
+
+/// What context loading (stage 1) keeps beside its output: the answer, so a turn interrupted
+/// before stage 2 saved it resumes with it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct LoadingRecord {
+    pub user_input: String,
 }
 
 /// A checkpoint's stored form: the stage output, and the extra data some stages keep for a

@@ -1,7 +1,5 @@
 //! Stages 5 (state computation), 6 (strategy selection) and 7 (continuation).
 
-use serde_json::json;
-
 use crate::domain::{Phase, ResponseDepth, SignalValue};
 use crate::graph::canonical::canonical_state;
 use crate::graph::metrics::{
@@ -14,7 +12,9 @@ use crate::pipeline::contracts::{
     Alternative, ContinuationOutput, Focus, NodeRef, StateComputationOutput,
     StrategySelectionOutput,
 };
-use crate::pipeline::interview::{CallRecord, Interview, Scoring, TurnRun, llm_error};
+use crate::pipeline::interview::{
+    CallRecord, DecisionRecord, Interview, Scoring, TurnRun, llm_error,
+};
 use crate::pipeline::{EventSink, PipelineError};
 use crate::scoring::{self, Selection};
 use crate::signals::DetectionInput;
@@ -165,18 +165,21 @@ impl Interview {
             depth.map_or("not scored", ResponseDepth::as_str),
             phase
         );
-        let extra = json!({
-            "llm_scores": scores,
-            "response_depth": depth,
-            "tracker_before_focus": before_focus,
-        });
+        let record = DecisionRecord {
+            llm_scores: scores,
+            response_depth: depth,
+            tracker_before_focus: Some(before_focus),
+        };
+        let extra = serde_json::to_value(&record)
+            .map_err(|e| PipelineError::State(format!("cannot keep the decision data: {e}")))?;
         let id = self.world.session_id.clone();
         let tracker_json = tracker.persisted();
         let calls: Vec<CallRecord> = call.into_iter().collect();
-        self.commit(run, output, Some(extra), &calls, |tx| {
+        self.commit(run, output, Some(&extra), &calls, |tx| {
             tx.update_tracker(&id, &tracker_json)
         })?;
         self.world.tracker = tracker;
+        run.decision = Some(record);
         Ok(summary)
     }
 

@@ -1,14 +1,12 @@
 //! Stages 1 (context loading), 2 (utterance saving) and 2.5 (SRL preprocessing), and the start
 //! of the LLM signal batch that runs beside the graph stages.
 
-use serde_json::json;
-
 use crate::domain::Speaker;
 use crate::llm::Role;
 use crate::pipeline::contracts::{
     ContextLoadingOutput, RecentUtterance, SrlPreprocessingOutput, UtteranceSavingOutput,
 };
-use crate::pipeline::interview::{Interview, Scoring, ScoringTask, TurnRun};
+use crate::pipeline::interview::{Interview, LoadingRecord, Scoring, ScoringTask, TurnRun};
 use crate::pipeline::{PipelineError, TurnContext};
 use crate::store::StoreOps;
 
@@ -62,8 +60,11 @@ impl Interview {
             live.len(),
             output.strategy_history.join(", ")
         );
-        let extra = json!({"user_input": run.ctx.user_input});
-        self.commit(run, output, Some(extra), &[], |_| Ok(()))?;
+        let extra = serde_json::to_value(LoadingRecord {
+            user_input: run.ctx.user_input.clone(),
+        })
+        .map_err(|e| PipelineError::State(format!("cannot keep the answer: {e}")))?;
+        self.commit(run, output, Some(&extra), &[], |_| Ok(()))?;
         Ok(summary)
     }
 

@@ -4,7 +4,7 @@
 //! as an override everywhere it is recorded and commits in one transaction with its own
 //! checkpoint, like a stage.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::config::{NodeBinding, Strategy};
 use crate::domain::{Phase, SessionState, Speaker};
@@ -48,13 +48,12 @@ impl Interview {
         self.ensure_can_override(turn)?;
         let id = self.world.session_id.clone();
         let run = self.restore_run(turn, String::new()).map_err(|(_, e)| e)?;
-        let stage6_extra = run
-            .extras
-            .get(&Stage::StrategySelection)
-            .cloned()
-            .unwrap_or(Value::Null);
         let strategy = self.strategy(strategy_name)?;
-        let mut tracker = match stage6_extra.get("tracker_before_focus") {
+        let saved = run
+            .decision
+            .as_ref()
+            .and_then(|d| d.tracker_before_focus.as_ref());
+        let mut tracker = match saved {
             Some(json) => NodeStateTracker::from_json(json)?,
             None => {
                 return Err(PipelineError::State(format!(
@@ -99,7 +98,7 @@ impl Interview {
             turn,
             phase,
             &new_selection,
-            stage6_extra.get("llm_scores"),
+            run.decision.as_ref().map(|d| &d.llm_scores),
             &continuation,
             Some(override_record.clone()),
         );

@@ -12,7 +12,7 @@ use crate::pipeline::contracts::{
 };
 use crate::pipeline::interview::AskedQuestion;
 use crate::pipeline::interview::{Interview, TurnRun};
-use crate::pipeline::{EventSink, PipelineError, Stage};
+use crate::pipeline::{EventSink, PipelineError};
 use crate::prompts::{
     FollowUpInput, Line, QuestionFocus, SUMMARY_CONCEPTS, TemplateInput, compact_follow_up_prompt,
     conversation_window, follow_up_prompt, render_template,
@@ -148,15 +148,8 @@ impl Interview {
         let selection = run.ctx.strategy_selection()?;
         let computed = run.ctx.state_computation()?;
         let continuation = run.ctx.continuation()?;
-        let stage6 = run
-            .extras
-            .get(&Stage::StrategySelection)
-            .cloned()
-            .unwrap_or(Value::Null);
-        let depth = stage6
-            .get("response_depth")
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok());
+        let decision = run.decision.as_ref();
+        let depth = decision.and_then(|d| d.response_depth);
         let mut state = self.world.state.clone();
         state.turn_count = run.turn;
         state.last_strategy = Some(selection.strategy.clone());
@@ -200,7 +193,7 @@ impl Interview {
                 .methodology
                 .phase_for(run.turn, self.world.max_turns),
             selection,
-            stage6.get("llm_scores"),
+            decision.map(|d| &d.llm_scores),
             continuation,
             None,
         );
@@ -245,7 +238,7 @@ pub(crate) fn scoring_record<'a>(
     turn: u32,
     phase: crate::domain::Phase,
     selection: &'a StrategySelectionOutput,
-    llm_scores: Option<&'a Value>,
+    llm_scores: Option<&'a crate::domain::LlmScores>,
     continuation: &'a crate::pipeline::contracts::ContinuationOutput,
     override_record: Option<Value>,
 ) -> ScoringRecord<ScoringPayload<'a>> {
@@ -277,7 +270,7 @@ pub(crate) struct ScoringPayload<'a> {
     node_signals: NodeSignalsObject<'a>,
     strategy_alternatives: &'a [crate::pipeline::contracts::Alternative],
     score_decomposition: &'a [crate::scoring::ScoredCandidate],
-    llm_scores: Option<&'a Value>,
+    llm_scores: Option<&'a crate::domain::LlmScores>,
     continuation: &'a crate::pipeline::contracts::ContinuationOutput,
     #[serde(rename = "override", skip_serializing_if = "Option::is_none")]
     override_record: Option<Value>,

@@ -23,8 +23,8 @@
 mod csv;
 mod data;
 mod dot;
-mod graph;
-mod graphml;
+pub(crate) mod graph;
+pub(crate) mod graphml;
 mod json;
 mod md;
 mod mermaid;

@@ -76,6 +76,19 @@ fn the_report_is_the_same_whichever_file_order_and_each_run() {
     ] {
         assert!(md.contains(section), "no {section:?} in\n{md}");
     }
+    // The map in GraphML has the codes and links the Mermaid map has.
+    let mermaid = analyze(&[a, b], &["--concept", "oat_milk", "--format", "mermaid"]);
+    let graphml = analyze(&[a, b], &["--concept", "oat_milk", "--format", "graphml"]);
+    assert!(graphml.starts_with("<?xml"), "{graphml}");
+    assert_eq!(
+        graphml.matches("<node id=").count(),
+        mermaid.lines().filter(|l| l.contains("[\"")).count()
+    );
+    assert_eq!(
+        graphml.matches("<edge id=").count(),
+        mermaid.matches("-->").count()
+    );
+    assert!(graphml.matches("<edge id=").count() >= 1, "{graphml}");
     // Codes that several respondents share are found across the two files.
     let shared = csv
         .lines()

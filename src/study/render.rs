@@ -1,5 +1,5 @@
 //! A study as text: the Markdown report a researcher pastes into a study memo, the tables as
-//! CSV, the whole analysis as JSON, and the map as Mermaid or DOT.
+//! CSV, the whole analysis as JSON, and the map as Mermaid, DOT or `GraphML`.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -15,6 +15,7 @@ pub enum Format {
     Json,
     Mermaid,
     Dot,
+    Graphml,
 }
 
 /// Quotes per code in the report.
@@ -23,6 +24,7 @@ const QUOTES_PER_CODE: usize = 3;
 /// `study` in `format`.
 pub fn render(study: &Study, format: Format) -> Result<String, serde_json::Error> {
     Ok(match format {
+        Format::Graphml => graphml(study),
         Format::Md => markdown(study),
         Format::Csv => csv(study),
         Format::Json => serde_json::to_string_pretty(study)? + "\n",
@@ -136,6 +138,69 @@ fn dot(study: &Study) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// The map as `GraphML`, with the codes' name, node type, level and respondents and the links'
+/// direct and indirect counts as typed columns (Gephi, yEd).
+fn graphml(study: &Study) -> String {
+    use crate::export::graph::{Attr, Element, Kind, View};
+    const NODE_KEYS: &[(&str, Kind)] = &[
+        ("name", Kind::String),
+        ("node_type", Kind::String),
+        ("level", Kind::Int),
+        ("respondents", Kind::Int),
+    ];
+    const EDGE_KEYS: &[(&str, Kind)] = &[("direct", Kind::Int), ("indirect", Kind::Int)];
+    let nodes = map_codes(study)
+        .into_iter()
+        .map(|c| Element {
+            id: c.id.clone(),
+            label: c.name.clone(),
+            kind: c.node_type.clone(),
+            attrs: vec![
+                Attr::Str(c.name.clone()),
+                Attr::Str(c.node_type.clone()),
+                Attr::Int(i64::from(c.level)),
+                Attr::Int(i64::from(c.respondents())),
+            ],
+            ends: None,
+            faded: false,
+        })
+        .collect();
+    let edges = study
+        .links
+        .iter()
+        .filter(|l| l.direct >= study.cutoff.max(1))
+        .map(|l| Element {
+            id: format!("{}-{}", l.from, l.to),
+            label: l.direct.to_string(),
+            kind: "link".to_owned(),
+            attrs: vec![
+                Attr::Int(i64::from(l.direct)),
+                Attr::Int(i64::from(l.indirect)),
+            ],
+            ends: Some((l.from.clone(), l.to.clone())),
+            faded: false,
+        })
+        .collect();
+    let view = View {
+        name: "study_map",
+        title: format!(
+            "{} ({}), {} interviews, links made directly by at least {} respondents",
+            study.concepts.join(", "),
+            study.methodology,
+            study.sessions.len(),
+            study.cutoff
+        ),
+        node_keys: NODE_KEYS,
+        edge_keys: EDGE_KEYS,
+        nodes,
+        edges,
+    };
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = crate::export::graphml::write(&view, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn dot_text(text: &str) -> String {

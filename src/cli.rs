@@ -15,6 +15,7 @@ mod score;
 mod sessions;
 pub mod setup;
 mod simulate;
+mod sync;
 mod tui;
 
 use std::path::PathBuf;
@@ -59,6 +60,9 @@ pub enum Command {
     /// (no model calls, the session unchanged) and say which decisions would change.
     Replay(replay::ReplayArgs),
     Analyze(analyze::AnalyzeArgs),
+    /// Push sessions of the database file into the team's PostgreSQL database (only what is
+    /// new since the last sync).
+    Sync(sync::SyncArgs),
     /// Run an interview without the terminal UI, answers from a file or stdin.
     Interview(interview::InterviewArgs),
     /// Show each LLM role's provider, model and settings with their sources, and probe each
@@ -128,8 +132,10 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         Command::Export(args) => export::run(&db()?, &args, out),
         Command::Replay(args) => replay::run(&dir, &db()?, &args, out),
         Command::Doctor => doctor::run(&dir, &cli.llm, out),
+        Command::Sync(args) => sync::run(&db()?, &args, out),
         Command::Analyze(args) => {
-            let databases = if cli.db.is_empty() {
+            // The team database alone, unless files are named as well.
+            let databases = if cli.db.is_empty() && args.from.is_none() {
                 vec![crate::store::default_path()]
             } else {
                 cli.db.clone()
@@ -151,6 +157,14 @@ fn one_db(given: &[PathBuf]) -> Result<PathBuf, CliError> {
             many.len()
         ))),
     }
+}
+
+/// A runtime on this thread for a command's network calls.
+fn current_thread_runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Input(format!("cannot start the async runtime: {e}")))
 }
 
 /// Writes to the output, mapping a closed pipe or full disk to an input error.

@@ -33,6 +33,8 @@
 //! - [`study`]: the analysis across the interviews of a study (`interviewer analyze`): codes
 //!   merged across sessions, the implication matrix, the map of links above a cutoff and its
 //!   dominant chains, the report.
+//! - [`team`]: the team's PostgreSQL database: `sync` pushes sessions into it, `analyze
+//!   --from` and `sessions list --from` read them.
 //! - [`tui`]: the terminal app, a view over session events.
 //! - [`cli`] and [`logging`]: the `interviewer` command and its file log.
 //! - `time` (crate-private): RFC 3339 timestamps, shared by the pipeline and the audit trail.
@@ -56,8 +58,9 @@
 //! 10. `pipeline`: the turn's stages.
 //! 11. `audit`, `export`: readers of pipeline events and stored sessions.
 //! 12. `session`, `study`: the driver of one interview; the analysis across interviews.
-//! 13. `simulate`, `tui`: front ends over the driver.
-//! 14. `cli`: the command line over everything.
+//! 13. `team`: the team's PostgreSQL database, holding what a study reads of each session.
+//! 14. `simulate`, `tui`: front ends over the driver.
+//! 15. `cli`: the command line over everything.
 
 #![cfg_attr(test, allow(clippy::float_cmp))]
 
@@ -81,6 +84,7 @@ pub mod simulate;
 pub mod srl;
 pub mod store;
 pub mod study;
+pub mod team;
 mod time;
 pub mod tui;
 pub mod understanding;

@@ -35,6 +35,7 @@ mod score_formula;
 mod simulate;
 mod store;
 mod study;
+mod team;
 mod tui_app;
 mod tui_signals;
 mod tui_snapshots;

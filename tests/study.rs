@@ -17,9 +17,9 @@ use serde_json::Value;
 
 use crate::common::{self, run_binary, succeeded};
 
-/// The two database files of the study, made once for every test here (in cargo's scratch
-/// directory for integration tests, emptied first).
-fn study() -> &'static (PathBuf, PathBuf) {
+/// The two database files of the study, made once for every test here and in `team` (in
+/// cargo's scratch directory for integration tests, emptied first).
+pub(crate) fn study() -> &'static (PathBuf, PathBuf) {
     static STUDY: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
     STUDY.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("study");
@@ -49,7 +49,7 @@ fn study() -> &'static (PathBuf, PathBuf) {
     })
 }
 
-fn analyze(dbs: &[&Path], args: &[&str]) -> String {
+pub(crate) fn analyze(dbs: &[&Path], args: &[&str]) -> String {
     let mut all = vec!["analyze"];
     all.extend_from_slice(args);
     succeeded(&run_binary(dbs, &all))
@@ -123,6 +123,24 @@ fn the_implication_matrix_matches_a_count_from_the_session_exports() {
         &["--concept", "oat_milk", "--format", "json"],
     ))
     .unwrap();
+    assert_matrix_matches_exports(&analysis);
+}
+
+/// The JSON export of a session of the study, from whichever of its two files holds it.
+fn export(id: &str) -> Value {
+    let (a, b) = study();
+    let out = run_binary(&[a], &["export", id, "--format", "json"]);
+    let text = if out.status.success() {
+        String::from_utf8(out.stdout).unwrap()
+    } else {
+        succeeded(&run_binary(&[b], &["export", id, "--format", "json"]))
+    };
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Asserts that an analysis of the study (as JSON, read from any store) has the implication
+/// matrix that [`export`]s of its sessions give when counted independently.
+pub(crate) fn assert_matrix_matches_exports(analysis: &Value) {
     let mut code_of: HashMap<(String, String), String> = HashMap::new();
     for code in analysis["codes"].as_array().unwrap() {
         for member in code["members"].as_array().unwrap() {
@@ -139,17 +157,7 @@ fn the_implication_matrix_matches_a_count_from_the_session_exports() {
     let mut indirect: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
     for session in analysis["sessions"].as_array().unwrap() {
         let id = session["id"].as_str().unwrap();
-        let db = if session["source"].as_str().unwrap() == a.to_str().unwrap() {
-            a
-        } else {
-            b
-        };
-        let export: Value = serde_json::from_str(&succeeded(&run_binary(
-            &[db],
-            &["export", id, "--format", "json"],
-        )))
-        .unwrap();
-        let own = code_links(&export, id, &code_of);
+        let own = code_links(&export(id), id, &code_of);
         for pair in &own {
             direct
                 .entry(pair.clone())

@@ -1,16 +1,20 @@
 //! `interviewer analyze`: the analysis across the interviews of a study (see [`crate::study`]),
-//! from one or more database files, to stdout or (atomically) to a file.
+//! from one or more database files and the team's PostgreSQL database (`--from`, see
+//! [`crate::team`]), to stdout or (atomically) to a file.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::CliError;
+use super::sync::team_error;
 use crate::config::ConfigDir;
 use crate::export::ExportError;
 use crate::signals::Catalog;
-use crate::study::{self, Format, Selection, Study, StudyError};
+use crate::study::{self, Format, Selection, Study, StudyError, StudySession};
+use crate::team::Target;
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
@@ -29,6 +33,10 @@ pub struct AnalyzeArgs {
     /// Respondents a link needs to be on the map (default: from the number of interviews).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub cutoff: Option<u32>,
+    /// Read the team's sessions from this PostgreSQL database
+    /// (`postgresql://USER@HOST[:PORT]/DB`); database files named with --db are read first.
+    #[arg(long, value_name = "URL")]
+    pub from: Option<String>,
     /// What to write.
     #[arg(long, short = 'f', value_enum, default_value = "md")]
     pub format: Format,
@@ -53,7 +61,8 @@ pub fn run(
             ));
         }
     };
-    let analysis = analyse(dir, databases, &selection, args.unfinished, args.cutoff)?;
+    let sessions = read(databases, args.from.as_deref(), &selection, args.unfinished)?;
+    let analysis = analyse_sessions(dir, &sessions, args.cutoff)?;
     let text = study::render(&analysis, args.format)
         .map_err(|e| CliError::Input(format!("cannot write the analysis: {e}")))?;
     match &args.output {
@@ -80,12 +89,46 @@ pub(super) fn analyse(
     cutoff: Option<u32>,
 ) -> Result<Study, CliError> {
     let sessions = study::load(databases, selection, unfinished).map_err(|e| study_error(&e))?;
+    analyse_sessions(dir, &sessions, cutoff)
+}
+
+/// The chosen sessions from the files, then from the team database when given.
+fn read(
+    databases: &[PathBuf],
+    from: Option<&str>,
+    selection: &Selection,
+    unfinished: bool,
+) -> Result<Vec<StudySession>, CliError> {
+    let Some(url) = from else {
+        return study::load(databases, selection, unfinished).map_err(|e| study_error(&e));
+    };
+    let mut found = BTreeMap::new();
+    study::load::gather(databases, selection, unfinished, &mut found)
+        .map_err(|e| study_error(&e))?;
+    let target = Target::parse(url).map_err(|e| team_error(&e))?;
+    for warning in &target.warnings {
+        eprintln!("warning: {warning}");
+    }
+    super::current_thread_runtime()?
+        .block_on(async {
+            let team = target.connect().await?;
+            team.study_sessions(selection, unfinished, &mut found).await
+        })
+        .map_err(|e| team_error(&e))?;
+    study::load::complete(found, selection, unfinished).map_err(|e| study_error(&e))
+}
+
+fn analyse_sessions(
+    dir: &ConfigDir,
+    sessions: &[StudySession],
+    cutoff: Option<u32>,
+) -> Result<Study, CliError> {
     let name = sessions
         .first()
         .map(|s| s.methodology.clone())
         .unwrap_or_default();
     let methodology = dir.methodology(&name, &Catalog)?;
-    Ok(study::analyse(&sessions, &methodology, cutoff))
+    Ok(study::analyse(sessions, &methodology, cutoff))
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {

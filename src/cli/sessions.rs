@@ -12,11 +12,13 @@ use std::path::Path;
 use clap::{Args, Subcommand};
 
 use super::export::{open_existing, open_for_reading};
+use super::sync::team_error;
 use super::{CliError, emit};
 use crate::audit::AuditTrail;
 use crate::export::{SessionData, usage_by};
 use crate::graph::model::SlotStatus;
 use crate::store::{SessionRecord, StoreError, StoreOps, UsageTotals};
+use crate::team::Target;
 
 /// How many of the latest turns `show` lists with their strategy and focus.
 ///
@@ -33,7 +35,12 @@ pub struct SessionsArgs {
 #[derive(Debug, Subcommand)]
 pub enum SessionsCommand {
     /// List the sessions (the default).
-    List,
+    List {
+        /// List the team's sessions in this PostgreSQL database
+        /// (`postgresql://USER@HOST[:PORT]/DB`) instead, with who pushed them from where.
+        #[arg(long, value_name = "URL")]
+        from: Option<String>,
+    },
     /// Summarise one session: status, graph size, last strategies, LLM usage and cost.
     Show {
         /// The session: its id, the start of one, or `latest`.
@@ -53,7 +60,8 @@ pub enum SessionsCommand {
 
 pub fn run(db: &Path, args: &SessionsArgs, out: &mut dyn Write) -> Result<(), CliError> {
     match &args.command {
-        None | Some(SessionsCommand::List) => list(db, out),
+        None | Some(SessionsCommand::List { from: None }) => list(db, out),
+        Some(SessionsCommand::List { from: Some(url) }) => list_team(url, out),
         Some(SessionsCommand::Show { session_id }) => show(db, session_id, out),
         Some(SessionsCommand::Delete { session_id, yes }) => {
             let stdin = std::io::stdin();
@@ -100,6 +108,63 @@ fn list(db: &Path, out: &mut dyn Write) -> Result<(), CliError> {
                 crate::tui::sanitize_line(&failure.describe())
             ));
         }
+    }
+    emit(out, &text)
+}
+
+/// The team database's sessions, with the interviewer and machine each came from.
+fn list_team(url: &str, out: &mut dyn Write) -> Result<(), CliError> {
+    let target = Target::parse(url).map_err(|e| team_error(&e))?;
+    for warning in &target.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let sessions = super::current_thread_runtime()?
+        .block_on(async { target.connect().await?.sessions().await })
+        .map_err(|e| team_error(&e))?;
+    if sessions.is_empty() {
+        return emit(out, &format!("no sessions in {}\n", target.display_url()));
+    }
+    let row = |cells: [&str; 9]| {
+        let [
+            id,
+            concept,
+            methodology,
+            turns,
+            status,
+            interviewer,
+            machine,
+            updated,
+            synced,
+        ] = cells;
+        format!(
+            "{id:<36}  {concept:<24}  {methodology:<18}  {turns:>5}  {status:<8}  \
+             {interviewer:<16}  {machine:<16}  {updated:<24}  {synced}\n"
+        )
+    };
+    let mut text = row([
+        "id",
+        "concept",
+        "methodology",
+        "turns",
+        "status",
+        "interviewer",
+        "machine",
+        "last activity",
+        "synced",
+    ]);
+    for s in &sessions {
+        let clean = |t: &str| crate::tui::sanitize_line(t);
+        text.push_str(&row([
+            &clean(&s.id),
+            &clean(&s.concept),
+            &clean(&s.methodology),
+            &s.turns.to_string(),
+            &s.status,
+            &clean(&s.interviewer),
+            &clean(&s.machine),
+            &clean(&s.updated_at),
+            &s.synced_at,
+        ]));
     }
     emit(out, &text)
 }

@@ -1,8 +1,12 @@
 //! Reading a study's sessions from one or more `SQLite` files: which sessions (by id, by
 //! concept or all), finished only unless asked otherwise, all of one methodology.
+//!
+//! The team database ([`crate::team`]) reads its sessions through the same [`Selection`] and
+//! [`complete`], and stores exactly what [`StudySession::from_data`] keeps, so an analysis is
+//! the same from either store.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::export::SessionData;
 use crate::store::{SessionStatus, Store, StoreOps};
@@ -93,6 +97,18 @@ pub fn load(
     unfinished: bool,
 ) -> Result<Vec<StudySession>, StudyError> {
     let mut found: BTreeMap<String, StudySession> = BTreeMap::new();
+    gather(databases, selection, unfinished, &mut found)?;
+    complete(found, selection, unfinished)
+}
+
+/// Adds the sessions `selection` names from `databases` to `found` (by id), leaving those
+/// already there: the first store that has a session is the one it is read from.
+pub fn gather(
+    databases: &[PathBuf],
+    selection: &Selection,
+    unfinished: bool,
+    found: &mut BTreeMap<String, StudySession>,
+) -> Result<(), StudyError> {
     for path in databases {
         if !path.is_file() {
             return Err(StudyError::MissingDatabase(path.clone()));
@@ -106,13 +122,10 @@ pub fn load(
             source,
         })?;
         for summary in listed {
-            let chosen = match selection {
-                Selection::Ids(ids) => ids.contains(&summary.id),
-                Selection::Concept(concept) => summary.concept == *concept,
-                Selection::All => true,
-            };
             let done = summary.status == SessionStatus::Finished;
-            if !chosen || (!done && !unfinished) || found.contains_key(&summary.id) {
+            if !selection.takes(&summary.id, &summary.concept, done, unfinished)
+                || found.contains_key(&summary.id)
+            {
                 continue;
             }
             let data = SessionData::load(&store, &summary.id).map_err(|e| StudyError::Session {
@@ -120,9 +133,36 @@ pub fn load(
                 id: summary.id.clone(),
                 message: e.to_string(),
             })?;
-            found.insert(summary.id.clone(), session(&data, path, done));
+            let source = path.display().to_string();
+            found.insert(
+                summary.id.clone(),
+                StudySession::from_data(&data, source, done),
+            );
         }
     }
+    Ok(())
+}
+
+impl Selection {
+    /// Whether a session with this id and concept, finished or not, is one the study takes.
+    pub fn takes(&self, id: &str, concept: &str, finished: bool, unfinished: bool) -> bool {
+        let chosen = match self {
+            Self::Ids(ids) => ids.iter().any(|i| i == id),
+            Self::Concept(wanted) => concept == wanted,
+            Self::All => true,
+        };
+        chosen && (finished || unfinished)
+    }
+}
+
+/// The study's sessions from those found (by id), in id order: an error when an id asked for
+/// is missing, nothing matched, or the sessions mix methodologies. Every store's reader ends
+/// here, so a study is the same whichever store its sessions came from.
+pub fn complete(
+    found: BTreeMap<String, StudySession>,
+    selection: &Selection,
+    unfinished: bool,
+) -> Result<Vec<StudySession>, StudyError> {
     if let Selection::Ids(ids) = selection
         && let Some(missing) = ids.iter().find(|id| !found.contains_key(*id))
     {
@@ -156,8 +196,16 @@ fn check_methodology(sessions: &[StudySession], unfinished: bool) -> Result<(), 
     }
 }
 
-/// A loaded session reduced to what a study counts.
-fn session(data: &SessionData, path: &Path, finished: bool) -> StudySession {
+impl StudySession {
+    /// A loaded session reduced to what a study counts; `source` says where it was read from.
+    pub fn from_data(data: &SessionData, source: String, finished: bool) -> Self {
+        reduce(data, source, finished)
+    }
+}
+
+/// [`StudySession::from_data`]: items by slot (or by node when no slot holds it), their
+/// members in node order, and the links between items.
+fn reduce(data: &SessionData, source: String, finished: bool) -> StudySession {
     let slot_of: HashMap<&str, &str> = data
         .mappings
         .iter()
@@ -203,7 +251,7 @@ fn session(data: &SessionData, path: &Path, finished: bool) -> StudySession {
         id: data.session.id.clone(),
         concept: data.session.concept.clone(),
         methodology: data.session.methodology.clone(),
-        source: path.display().to_string(),
+        source,
         finished,
         termination: data.session.termination_reason.clone(),
         turns: u32::try_from(data.turns.len()).unwrap_or(u32::MAX),

@@ -82,6 +82,9 @@ pub struct Interview {
     pub(crate) world: World,
     /// The methodology's node types embedded for offline extraction, built on first use.
     pub(crate) type_index: Option<Arc<crate::understanding::TypeIndex>>,
+    /// The last turn, kept in memory when its slot discovery was deferred, so the discovery
+    /// runs on the turn's outputs as they are instead of reading every checkpoint back.
+    deferred_run: Option<TurnRun>,
     _lock: SessionLock,
 }
 
@@ -154,6 +157,7 @@ impl Interview {
             crash,
             world,
             type_index: None,
+            deferred_run: None,
             _lock: lock,
         })
     }
@@ -532,6 +536,9 @@ impl Interview {
             });
         }
         events.emit(Event::TurnCompleted(Box::new(result.clone())));
+        if deferred && !run.ctx.has(Stage::SlotDiscovery) {
+            self.deferred_run = Some(run);
+        }
         if !result.should_continue {
             // No next answer to overlap with: the last turn's slots are discovered now, so
             // the finished session's canonical graph is complete.
@@ -557,22 +564,22 @@ impl Interview {
             stage: Stage::SlotDiscovery,
             error,
         };
-        let checkpoints = self
-            .store
-            .checkpoints_for_turn(&self.world.session_id, turn)
-            .map_err(|e| fail(e.into()))?;
-        let done = checkpoints
-            .iter()
-            .any(|c| c.stage == Stage::SlotDiscovery.name());
-        let updated = checkpoints
-            .iter()
-            .any(|c| c.stage == Stage::GraphUpdate.name());
-        if done || !updated {
-            return Ok(());
-        }
-        let mut run = self
-            .restore_run(turn, String::new())
-            .map_err(|(_, e)| fail(e))?;
+        let mut run = match self.deferred_run.take() {
+            Some(run) if run.turn == turn => run,
+            _ => {
+                let stages = self
+                    .store
+                    .checkpointed_stages(&self.world.session_id, turn)
+                    .map_err(|e| fail(e.into()))?;
+                let done = stages.iter().any(|s| s == Stage::SlotDiscovery.name());
+                let updated = stages.iter().any(|s| s == Stage::GraphUpdate.name());
+                if done || !updated {
+                    return Ok(());
+                }
+                self.restore_run(turn, String::new())
+                    .map_err(|(_, e)| fail(e))?
+            }
+        };
         events.emit(Event::StageStarted {
             turn,
             stage: Stage::SlotDiscovery,

@@ -248,6 +248,11 @@ pub trait StoreOps: sealed::Connected {
         scoring::checkpoint(conn(self), session_id, turn, stage)
     }
 
+    /// The stages a turn has checkpointed, in save order (their outputs are not read).
+    fn checkpointed_stages(&self, session_id: &str, turn: u32) -> Result<Vec<String>, StoreError> {
+        scoring::checkpointed_stages(conn(self), session_id, turn)
+    }
+
     /// The checkpoints of a turn in the order the stages saved them.
     fn checkpoints_for_turn(
         &self,

@@ -156,6 +156,22 @@ pub(crate) fn checkpoint(
     )
 }
 
+/// The names of the stages a turn has checkpointed, in save order, without reading their
+/// outputs: what deciding whether a stage still has to run needs.
+pub(crate) fn checkpointed_stages(
+    conn: &Connection,
+    session_id: &str,
+    turn: u32,
+) -> Result<Vec<String>, StoreError> {
+    query_all(
+        conn,
+        "SELECT stage FROM stage_checkpoints WHERE session_id = ?1 AND turn = ?2 ORDER BY rowid",
+        params![session_id, turn],
+        &format!("reading the checkpointed stages of turn {turn} in session {session_id}"),
+        |row| col(row, "stage"),
+    )
+}
+
 /// Every checkpoint of a turn, in the order the stages first saved them.
 pub(crate) fn checkpoints_for_turn(
     conn: &Connection,

@@ -631,6 +631,56 @@ fn a_matrix_runs_every_combination_and_skips_finished_runs() {
         "{stderr}"
     );
     assert_eq!(Store::open(&db).unwrap().list_sessions().unwrap().len(), 4);
+
+    the_study_reads_the_table_back(&db, &table, &rows);
+}
+
+/// `analyze --personas` reads the matrix's table back from the stored sessions, whatever order
+/// they ran in: the same rows (`rows`: the matrix's lines for its four sessions), as CSV too.
+fn the_study_reads_the_table_back(db: &Path, table: &str, rows: &[String]) {
+    // The study reads the same table back from the stored sessions, whatever order they ran in.
+    let analysed = ok(&common::run_binary_with(
+        &[db],
+        &["analyze", "--all", "--personas"],
+        &[],
+    ));
+    for row in rows {
+        assert!(
+            analysed.lines().any(|l| l == row),
+            "{row}\nnot in\n{analysed}"
+        );
+    }
+    let mut sorted_matrix: Vec<&str> = table.lines().collect();
+    let mut sorted_analysed: Vec<&str> = analysed.lines().collect();
+    sorted_matrix.sort_unstable();
+    sorted_analysed.sort_unstable();
+    assert_eq!(sorted_analysed, sorted_matrix);
+    let csv = ok(&common::run_binary_with(
+        &[db],
+        &[
+            "analyze",
+            "--concept",
+            "oat_milk",
+            "--personas",
+            "--format",
+            "csv",
+        ],
+        &[],
+    ));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(lines[0].starts_with("persona,methodology,concept,session,seed"));
+    assert!(
+        lines[1].starts_with("brief,jobs_to_be_done,oat_milk,"),
+        "{csv}"
+    );
+    assert!(
+        lines[4].starts_with("cooperative,means_end_chain,oat_milk,"),
+        "{csv}"
+    );
+    let graph =
+        common::run_binary_with(&[db], &["analyze", "--all", "--personas", "-f", "dot"], &[]);
+    assert_eq!(graph.status.code(), Some(2), "{graph:?}");
 }
 
 #[test]

@@ -191,19 +191,22 @@ fn migrates_an_empty_file_to_the_latest_version() {
     );
 }
 
-/// Version 2 adds `sessions.failure` (seed 004's ERROR state). A database written before it
-/// (version 1: no column) is upgraded in place on open, keeps its sessions, and records and
-/// clears failures like a new one.
+/// Version 2 adds `sessions.failure` (seed 004's ERROR state), version 3 a simulated session's
+/// persona. A database written before them (version 1: no such columns) is upgraded in place on
+/// open, keeps its sessions, and records and clears failures and personas like a new one.
 #[test]
-fn a_version_1_database_gains_the_failure_column_in_place() {
+fn a_version_1_database_gains_the_failure_and_persona_columns_in_place() {
     let (dir, store) = temp_store();
     create(&store, "old");
     drop(store);
     let path = dir.path().join("interviewer.db");
     {
         let conn = raw(&path);
-        conn.execute_batch("ALTER TABLE sessions DROP COLUMN failure; PRAGMA user_version = 1;")
-            .unwrap();
+        conn.execute_batch(
+            "ALTER TABLE sessions DROP COLUMN failure; ALTER TABLE sessions DROP COLUMN persona;
+             ALTER TABLE sessions DROP COLUMN persona_seed; PRAGMA user_version = 1;",
+        )
+        .unwrap();
     }
     let store = Store::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
@@ -223,6 +226,14 @@ fn a_version_1_database_gains_the_failure_column_in_place() {
     let cleared = store.get_session("old").unwrap().unwrap();
     assert_eq!((cleared.failure, cleared.state.turn_count), (None, 1));
     assert_eq!(store.list_sessions().unwrap()[0].status_word(), "active");
+    assert_eq!(store.session_persona("old").unwrap(), None);
+    store.set_session_persona("old", "brief", u64::MAX).unwrap();
+    assert_eq!(
+        store.session_persona("old").unwrap(),
+        Some(("brief".to_owned(), u64::MAX)),
+        "a seed above i64::MAX survives the signed column"
+    );
+    assert!(store.set_session_persona("missing", "brief", 1).is_err());
 }
 
 #[cfg(unix)]

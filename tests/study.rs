@@ -279,7 +279,7 @@ fn closure(links: &BTreeSet<(String, String)>) -> BTreeSet<(String, String)> {
 fn mistakes_in_what_to_analyse_are_usage_errors() {
     let (a, _) = study();
     let missing = Path::new("/nonexistent/study.sqlite");
-    let cases: [(Vec<&Path>, Vec<&str>, &str); 4] = [
+    let cases: [(Vec<&Path>, Vec<&str>, &str); 5] = [
         (vec![a], vec!["analyze"], "say which sessions"),
         (vec![a, missing], vec!["analyze", "--all"], "no database at"),
         (
@@ -291,6 +291,11 @@ fn mistakes_in_what_to_analyse_are_usage_errors() {
             vec![a],
             vec!["analyze", "--concept", "headphones"],
             "no finished session matches",
+        ),
+        (
+            vec![a],
+            vec!["analyze", "--all", "--personas"],
+            "none of the chosen sessions was run by `simulate`",
         ),
     ];
     for (dbs, args, says) in cases {

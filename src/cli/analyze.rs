@@ -13,6 +13,8 @@ use super::sync::team_error;
 use crate::config::ConfigDir;
 use crate::export::ExportError;
 use crate::signals::Catalog;
+use crate::simulate::RunSummary;
+use crate::store::{SessionStatus, Store, StoreOps};
 use crate::study::{self, Format, Selection, Study, StudyError, StudySession};
 use crate::team::Target;
 
@@ -37,6 +39,11 @@ pub struct AnalyzeArgs {
     /// (`postgresql://USER@HOST[:PORT]/DB`); database files named with --db are read first.
     #[arg(long, value_name = "URL")]
     pub from: Option<String>,
+    /// Instead of the study: the persona × methodology table of the chosen simulated sessions
+    /// (what `simulate --matrix` prints), from the database files; the sessions may use
+    /// several methodologies. Formats md (the aligned table), csv and json.
+    #[arg(long, conflicts_with_all = ["from", "cutoff"])]
+    pub personas: bool,
     /// What to write.
     #[arg(long, short = 'f', value_enum, default_value = "md")]
     pub format: Format,
@@ -61,6 +68,22 @@ pub fn run(
             ));
         }
     };
+    if args.personas {
+        let runs = persona_runs(dir, databases, &selection, args.unfinished)?;
+        let text = render_runs(&runs, args.format)?;
+        return match &args.output {
+            Some(path) => {
+                write_file(path, &text)?;
+                eprintln!(
+                    "wrote {} ({} simulated sessions)",
+                    path.display(),
+                    runs.len()
+                );
+                Ok(())
+            }
+            None => super::emit(out, &text),
+        };
+    }
     let sessions = read(databases, args.from.as_deref(), &selection, args.unfinished)?;
     let analysis = analyse_sessions(dir, &sessions, args.cutoff)?;
     let text = study::render(&analysis, args.format)
@@ -129,6 +152,129 @@ fn analyse_sessions(
         .unwrap_or_default();
     let methodology = dir.methodology(&name, &Catalog)?;
     Ok(study::analyse(sessions, &methodology, cutoff))
+}
+
+/// The chosen sessions that `simulate` ran, summarised from their stored rows as the matrix
+/// summarises them, ordered by persona, methodology and session id.
+fn persona_runs(
+    dir: &ConfigDir,
+    databases: &[PathBuf],
+    selection: &Selection,
+    unfinished: bool,
+) -> Result<Vec<RunSummary>, CliError> {
+    let mut methodologies = BTreeMap::new();
+    let mut runs = Vec::new();
+    for path in databases {
+        if !path.is_file() {
+            return Err(study_error(&StudyError::MissingDatabase(path.clone())));
+        }
+        let in_file =
+            |e: crate::store::StoreError| CliError::Input(format!("{}: {e}", path.display()));
+        let store = Store::open_read_only(path).map_err(in_file)?;
+        for summary in store.list_sessions().map_err(in_file)? {
+            let done = summary.status == SessionStatus::Finished;
+            if !selection.takes(&summary.id, &summary.concept, done, unfinished)
+                || runs.iter().any(|r: &RunSummary| r.session_id == summary.id)
+            {
+                continue;
+            }
+            let Some((persona, seed)) = store.session_persona(&summary.id).map_err(in_file)? else {
+                continue;
+            };
+            if !methodologies.contains_key(&summary.methodology) {
+                let loaded = dir.methodology(&summary.methodology, &Catalog)?;
+                methodologies.insert(summary.methodology.clone(), loaded);
+            }
+            let Some(methodology) = methodologies.get(&summary.methodology) else {
+                continue;
+            };
+            let run = crate::simulate::summarize(&store, &summary.id, methodology, &persona, seed)
+                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+            runs.push(run);
+        }
+    }
+    if runs.is_empty() {
+        return Err(CliError::Usage(
+            "none of the chosen sessions was run by `simulate` (only simulated sessions have a \
+             persona)"
+                .into(),
+        ));
+    }
+    runs.sort_by(|a, b| {
+        (&a.persona, &a.methodology, &a.session_id).cmp(&(
+            &b.persona,
+            &b.methodology,
+            &b.session_id,
+        ))
+    });
+    Ok(runs)
+}
+
+/// The persona table in `format`: the matrix's aligned table, one CSV row per session, or the
+/// summaries as JSON.
+fn render_runs(runs: &[RunSummary], format: Format) -> Result<String, CliError> {
+    match format {
+        Format::Md => Ok(crate::simulate::comparison_table(runs)),
+        Format::Json => serde_json::to_string_pretty(runs)
+            .map(|text| text + "\n")
+            .map_err(|e| CliError::Input(format!("cannot write the persona table: {e}"))),
+        Format::Csv => runs_csv(runs)
+            .map_err(|e| CliError::Input(format!("cannot write the persona table: {e}"))),
+        Format::Mermaid | Format::Dot | Format::Graphml => {
+            Err(CliError::Usage("--personas writes md, csv or json".into()))
+        }
+    }
+}
+
+fn runs_csv(runs: &[RunSummary]) -> Result<String, csv::Error> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record([
+        "persona",
+        "methodology",
+        "concept",
+        "session",
+        "seed",
+        "finished",
+        "turns",
+        "nodes",
+        "edges",
+        "max_depth",
+        "chain_completion",
+        "slots",
+        "unmapped",
+        "ended_by",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+    ])?;
+    for r in runs {
+        writer.write_record([
+            r.persona.clone(),
+            r.methodology.clone(),
+            r.concept.clone(),
+            r.session_id.clone(),
+            r.seed.to_string(),
+            r.finished.to_string(),
+            r.turns.to_string(),
+            r.nodes.to_string(),
+            r.edges.to_string(),
+            r.max_depth.to_string(),
+            format!("{:.3}", r.chain_completion),
+            r.canonical_slots_active.to_string(),
+            r.unmapped_nodes.to_string(),
+            r.termination_reason.clone().unwrap_or_default(),
+            r.usage.tokens_in.to_string(),
+            r.usage.tokens_out.to_string(),
+            r.usage
+                .cost_usd
+                .map(|c| format!("{c:.6}"))
+                .unwrap_or_default(),
+        ])?;
+    }
+    let bytes = writer
+        .into_inner()
+        .map_err(|e| csv::Error::from(e.into_error()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), CliError> {

@@ -76,6 +76,10 @@ pub fn run_one(
     let store = Store::open(db)?;
     let llm = std::sync::Arc::clone(&services.llm);
     let (mut interview, existed) = open_session(store, spec, services.clone(), id)?;
+    // Recorded on every run, so a session simulated before personas were stored gains it too.
+    interview
+        .store()
+        .set_session_persona(id, &spec.persona.id, spec.seed)?;
     let already_finished =
         interview.store().get_session(id)?.map(|s| s.status) == Some(SessionStatus::Finished);
     if !already_finished {

@@ -78,6 +78,16 @@ pub trait StoreOps: sealed::Connected {
         sessions::set_failure(conn(self), id, failure)
     }
 
+    /// Records that `simulate` answers the session with `persona` under `seed`.
+    fn set_session_persona(&self, id: &str, persona: &str, seed: u64) -> Result<(), StoreError> {
+        sessions::set_persona(conn(self), id, persona, seed)
+    }
+
+    /// The persona id and seed of a simulated session; `None` for a person's interview.
+    fn session_persona(&self, id: &str) -> Result<Option<(String, u64)>, StoreError> {
+        sessions::persona(conn(self), id)
+    }
+
     /// Deletes the session and, by cascade, everything it owns.
     fn delete_session(&self, id: &str) -> Result<(), StoreError> {
         sessions::delete(conn(self), id)

@@ -10,10 +10,15 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::StoreError;
 
 /// The schema version this build writes and the newest it can read.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Ordered migration steps; step `i` takes the file from version `i` to `i + 1`.
-const MIGRATIONS: [&str; 2] = [V1, V2];
+const MIGRATIONS: [&str; 3] = [V1, V2, V3];
+
+/// Version 3: the simulated respondent of a session made by `simulate` (persona id and seed),
+/// so a study can compare personas from stored sessions; `NULL` for a person's interview.
+const V3: &str = "ALTER TABLE sessions ADD COLUMN persona TEXT;
+ALTER TABLE sessions ADD COLUMN persona_seed INTEGER;";
 
 /// Version 2: `sessions.failure`, why the session's last turn failed (seed 004's ERROR state:
 /// the stage, message and time), as JSON; NULL for a session whose last turn completed. A

@@ -285,6 +285,42 @@ pub(crate) fn set_failure(
     found(changed, id)
 }
 
+/// Records the simulated respondent (persona id and seed) of session `id`.
+pub(crate) fn set_persona(
+    conn: &Connection,
+    id: &str,
+    persona: &str,
+    seed: u64,
+) -> Result<(), StoreError> {
+    let context = format!("recording the persona of session {id}");
+    // Seeds are stored as their bit pattern: SQLite integers are signed 64-bit.
+    let stored = i64::from_ne_bytes(seed.to_ne_bytes());
+    let changed = exec(
+        conn,
+        "UPDATE sessions SET persona = ?2, persona_seed = ?3 WHERE id = ?1",
+        params![id, persona, stored],
+        &context,
+    )?;
+    found(changed, id)
+}
+
+/// The simulated respondent of session `id` (persona id and seed), `None` for a person's.
+pub(crate) fn persona(conn: &Connection, id: &str) -> Result<Option<(String, u64)>, StoreError> {
+    let row: Option<(Option<String>, Option<i64>)> = query_opt(
+        conn,
+        "SELECT persona, persona_seed FROM sessions WHERE id = ?1",
+        params![id],
+        &format!("reading the persona of session {id}"),
+        |row| Ok((col(row, "persona")?, col(row, "persona_seed")?)),
+    )?;
+    Ok(match row {
+        Some((Some(persona), seed)) => {
+            Some((persona, u64::from_ne_bytes(seed.unwrap_or(0).to_ne_bytes())))
+        }
+        _ => None,
+    })
+}
+
 /// Marks a session as the most recently active (a new utterance, for instance).
 pub(crate) fn touch(conn: &Connection, id: &str) -> Result<(), StoreError> {
     let changed = exec(

@@ -132,7 +132,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         Command::Export(args) => export::run(&db()?, &args, out),
         Command::Replay(args) => replay::run(&dir, &db()?, &args, out),
         Command::Doctor => doctor::run(&dir, &cli.llm, out),
-        Command::Sync(args) => sync::run(&db()?, &args, out),
+        Command::Sync(args) => sync::run(&dir, &db()?, &args, out),
         Command::Analyze(args) => {
             // The team database alone, unless files are named as well.
             let databases = if cli.db.is_empty() && args.from.is_none() {

@@ -37,7 +37,8 @@ fn script() -> PathBuf {
     common::example("oat_milk_respondent_script.yaml")
 }
 
-fn simulate(db: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
+/// Runs `simulate` on the oat milk concept with the scripted respondent and interviewer.
+pub(crate) fn simulate(db: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
     let script = script();
     let mut all = vec![
         "--script",

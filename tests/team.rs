@@ -307,7 +307,7 @@ fn two_interviewers_sync_at_once_and_the_team_analysis_equals_the_files() {
     assert!(succeeded(&first).contains(" as ana from "));
     assert_eq!(
         server.query("study", "SELECT max(version) FROM interviewer.migrations"),
-        ["1"]
+        ["2"]
     );
 
     assert_team_analysis_is_the_files(&url, a, b);
@@ -327,6 +327,49 @@ fn two_interviewers_sync_at_once_and_the_team_analysis_equals_the_files() {
         "SELECT string_agg(t::text, ' ') FROM interviewer.sessions t",
     );
     assert!(!dump.concat().contains("api_key"), "{dump:?}");
+}
+
+/// A simulation study pushed to the team database gives the persona × methodology table the
+/// file gives, and only simulated sessions are in it.
+#[test]
+fn the_persona_table_reads_the_same_from_the_team_database() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("sim.db");
+    succeeded(&crate::simulate::simulate(
+        &db,
+        &[
+            "--matrix",
+            "personas=cooperative,brief",
+            "methodologies=means_end_chain,jobs_to_be_done",
+            "--turns",
+            "3",
+            "--seed",
+            "5",
+        ],
+        &[],
+    ));
+    let Some(server) = Server::start(&[]) else {
+        return;
+    };
+    server.create_database("sims");
+    let url = server.url("sims");
+    let said = succeeded(&sync(&db, &url, "ana", &with_password()));
+    assert!(said.starts_with("pushed 4 sessions to "), "{said}");
+    let table = |dbs: &[&Path], from: &[&str], format: &str| {
+        let mut args = vec!["analyze", "--all", "--personas", "--format", format];
+        args.extend_from_slice(from);
+        succeeded(&run_binary_with(dbs, &args, &with_password()))
+    };
+    for format in ["md", "csv", "json"] {
+        let from_file = table(&[&db], &[], format);
+        assert_eq!(table(&[], &["--from", &url], format), from_file, "{format}");
+    }
+    let csv = table(&[], &["--from", &url], "csv");
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    // The demo study's interviews are people's: the team has no persona row for them.
+    let (a, _) = study();
+    succeeded(&sync(a, &url, "bo", &with_password()));
+    assert_eq!(table(&[], &["--from", &url], "csv"), csv);
 }
 
 /// `analyze --from` the team database prints what `analyze --db a --db b` prints, and its

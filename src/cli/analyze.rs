@@ -42,7 +42,7 @@ pub struct AnalyzeArgs {
     /// Instead of the study: the persona × methodology table of the chosen simulated sessions
     /// (what `simulate --matrix` prints), from the database files; the sessions may use
     /// several methodologies. Formats md (the aligned table), csv and json.
-    #[arg(long, conflicts_with_all = ["from", "cutoff"])]
+    #[arg(long, conflicts_with = "cutoff")]
     pub personas: bool,
     /// What to write.
     #[arg(long, short = 'f', value_enum, default_value = "md")]
@@ -69,7 +69,13 @@ pub fn run(
         }
     };
     if args.personas {
-        let runs = persona_runs(dir, databases, &selection, args.unfinished)?;
+        let runs = persona_runs(
+            dir,
+            databases,
+            args.from.as_deref(),
+            &selection,
+            args.unfinished,
+        )?;
         let text = render_runs(&runs, args.format)?;
         return match &args.output {
             Some(path) => {
@@ -155,8 +161,56 @@ fn analyse_sessions(
 }
 
 /// The chosen sessions that `simulate` ran, summarised from their stored rows as the matrix
-/// summarises them, ordered by persona, methodology and session id.
+/// summarises them (from the files first, then the rows `sync` kept in the team database),
+/// ordered by persona, methodology and session id.
 fn persona_runs(
+    dir: &ConfigDir,
+    databases: &[PathBuf],
+    from: Option<&str>,
+    selection: &Selection,
+    unfinished: bool,
+) -> Result<Vec<RunSummary>, CliError> {
+    let mut runs = file_persona_runs(dir, databases, selection, unfinished)?;
+    if let Some(url) = from {
+        let target = Target::parse(url).map_err(|e| team_error(&e))?;
+        let rows = super::current_thread_runtime()?
+            .block_on(async {
+                let team = target.connect().await?;
+                team.simulations(selection, unfinished).await
+            })
+            .map_err(|e| team_error(&e))?;
+        for (id, json) in rows {
+            if runs.iter().any(|r| r.session_id == id) {
+                continue;
+            }
+            let run: RunSummary = serde_json::from_str(&json).map_err(|e| {
+                CliError::Input(format!(
+                    "{}: session {id}: its persona table row cannot be read: {e}",
+                    target.display_url()
+                ))
+            })?;
+            runs.push(run);
+        }
+    }
+    if runs.is_empty() {
+        return Err(CliError::Usage(
+            "none of the chosen sessions was run by `simulate` (only simulated sessions have a \
+             persona)"
+                .into(),
+        ));
+    }
+    runs.sort_by(|a, b| {
+        (&a.persona, &a.methodology, &a.session_id).cmp(&(
+            &b.persona,
+            &b.methodology,
+            &b.session_id,
+        ))
+    });
+    Ok(runs)
+}
+
+/// The simulated sessions among the chosen ones in the database files.
+fn file_persona_runs(
     dir: &ConfigDir,
     databases: &[PathBuf],
     selection: &Selection,
@@ -193,20 +247,6 @@ fn persona_runs(
             runs.push(run);
         }
     }
-    if runs.is_empty() {
-        return Err(CliError::Usage(
-            "none of the chosen sessions was run by `simulate` (only simulated sessions have a \
-             persona)"
-                .into(),
-        ));
-    }
-    runs.sort_by(|a, b| {
-        (&a.persona, &a.methodology, &a.session_id).cmp(&(
-            &b.persona,
-            &b.methodology,
-            &b.session_id,
-        ))
-    });
     Ok(runs)
 }
 

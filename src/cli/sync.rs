@@ -11,8 +11,11 @@ use std::path::Path;
 use clap::Args;
 
 use super::{CliError, emit};
+use crate::config::ConfigDir;
+use crate::signals::Catalog;
+use crate::store::{SessionSummary, StoreOps};
 use crate::study::Selection;
-use crate::team::{LocalFile, Origin, Pushed, Target, TeamDb, TeamError};
+use crate::team::{LocalFile, Origin, Pushed, Target, TeamDb, TeamError, Watermark};
 
 /// The crash switch's environment variable (tests only).
 pub const SYNC_CRASH_ENV: &str = "INTERVIEWER_SYNC_CRASH_AT";
@@ -48,7 +51,12 @@ struct Tally {
     team_newer: Vec<String>,
 }
 
-pub fn run(db: &Path, args: &SyncArgs, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(
+    dir: &ConfigDir,
+    db: &Path,
+    args: &SyncArgs,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     let selection = match (&args.concept, args.sessions.is_empty()) {
         (Some(concept), _) => Selection::Concept(concept.clone()),
         (None, false) => Selection::Ids(args.sessions.clone()),
@@ -70,12 +78,13 @@ pub fn run(db: &Path, args: &SyncArgs, out: &mut dyn Write) -> Result<(), CliErr
     let origin = Origin::here(args.interviewer.as_deref());
     let runtime = super::current_thread_runtime()?;
     let tally = runtime
-        .block_on(push_all(&target, &file, &origin, crash))
+        .block_on(push_all(dir, &target, &file, &origin, crash))
         .map_err(|e| team_error(&e))?;
     emit(out, &summary(&tally, &target, &origin))
 }
 
 async fn push_all(
+    dir: &ConfigDir,
     target: &Target,
     file: &LocalFile,
     origin: &Origin,
@@ -99,8 +108,15 @@ async fn push_all(
                 crash_now();
             }
         };
+        let mark = marks.get(&summary.id);
+        // Only a session the team lacks or has older is read from the file.
+        let simulation = if mark == Some(&Watermark::of(summary)) {
+            None
+        } else {
+            simulation_row(dir, file, summary)?
+        };
         match team
-            .push(file, summary, marks.get(&summary.id), origin, before)
+            .push(file, summary, mark, origin, simulation.as_deref(), before)
             .await?
         {
             Pushed::Written => {
@@ -114,6 +130,34 @@ async fn push_all(
         }
     }
     Ok(tally)
+}
+
+/// The persona table's row of a session that `simulate` ran (`analyze --personas`), as JSON;
+/// `None` for a person's interview.
+fn simulation_row(
+    dir: &ConfigDir,
+    file: &LocalFile,
+    summary: &SessionSummary,
+) -> Result<Option<String>, TeamError> {
+    let local = |reason: String| TeamError::Local {
+        path: file.path().to_owned(),
+        reason: format!("session {}: {reason}", summary.id),
+    };
+    let store = file.store();
+    let Some((persona, seed)) = store
+        .session_persona(&summary.id)
+        .map_err(|e| local(e.to_string()))?
+    else {
+        return Ok(None);
+    };
+    let methodology = dir
+        .methodology(&summary.methodology, &Catalog)
+        .map_err(|e| local(e.to_string()))?;
+    let run = crate::simulate::summarize(store, &summary.id, &methodology, &persona, seed)
+        .map_err(|e| local(e.to_string()))?;
+    serde_json::to_string(&run)
+        .map(Some)
+        .map_err(|e| local(e.to_string()))
 }
 
 /// `pushed 2 sessions to URL as NAME from MACHINE; 4 up to date` and the sessions kept.

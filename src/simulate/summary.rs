@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::Methodology;
 use crate::graph::metrics::graph_state;
@@ -16,8 +16,9 @@ use crate::store::{SessionStatus, Store, StoreOps, UsageTotals};
 
 use super::SimulationError;
 
-/// One simulated session in numbers: the comparison table's row.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One simulated session in numbers: the comparison table's row (kept as JSON in the team
+/// database, so it reads back too).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     pub session_id: String,
     pub persona: String,

@@ -54,7 +54,8 @@ pub struct Watermark {
 }
 
 impl Watermark {
-    fn of(summary: &SessionSummary) -> Self {
+    /// The watermark of the local copy of a session.
+    pub fn of(summary: &SessionSummary) -> Self {
         Self {
             turns: i32::try_from(summary.turns).unwrap_or(i32::MAX),
             updated_at: summary.updated_at.clone(),
@@ -122,6 +123,16 @@ impl LocalFile {
         let finished = summary.status == SessionStatus::Finished;
         Ok(StudySession::from_data(&data, self.path.clone(), finished))
     }
+
+    /// The local file, read-only.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The file's path as given.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
 }
 
 impl TeamDb {
@@ -151,14 +162,16 @@ impl TeamDb {
     }
 
     /// Pushes one session of `file` unless `team` (its watermark in the team database, if any)
-    /// shows the team has it or a newer copy. `before_commit` runs inside the transaction just
-    /// before it commits (the sync's crash switch for tests).
+    /// shows the team has it or a newer copy. `simulation` is the persona table's row of a
+    /// simulated session, as JSON. `before_commit` runs inside the transaction just before it
+    /// commits (the sync's crash switch for tests).
     pub async fn push(
         &mut self,
         file: &LocalFile,
         summary: &SessionSummary,
         team: Option<&Watermark>,
         origin: &Origin,
+        simulation: Option<&str>,
         before_commit: impl FnOnce(),
     ) -> Result<Pushed, TeamError> {
         let local = Watermark::of(summary);
@@ -175,7 +188,7 @@ impl TeamDb {
             move |e: tokio_postgres::Error| TeamError::query(at, what, &e)
         };
         let tx = self.client.transaction().await.map_err(fail("begin"))?;
-        if !upsert(&tx, summary, &study, &local, origin)
+        if !upsert(&tx, summary, &study, &local, origin, simulation)
             .await
             .map_err(fail("the session row"))?
         {
@@ -206,6 +219,7 @@ async fn upsert(
     study: &StudySession,
     mark: &Watermark,
     origin: &Origin,
+    simulation: Option<&str>,
 ) -> Result<bool, tokio_postgres::Error> {
     let failure = summary
         .failure
@@ -215,15 +229,17 @@ async fn upsert(
         .query(
             "INSERT INTO interviewer.sessions AS s (id, concept, methodology, status, failure, \
                  termination, turns, strategies, local_updated_at, rows_version, interviewer, \
-                 machine) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+                 machine, simulation) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, \
+                 CAST($13::text AS jsonb)) \
              ON CONFLICT (id) DO UPDATE SET concept = EXCLUDED.concept, \
                  methodology = EXCLUDED.methodology, status = EXCLUDED.status, \
                  failure = EXCLUDED.failure, termination = EXCLUDED.termination, \
                  turns = EXCLUDED.turns, strategies = EXCLUDED.strategies, \
                  local_updated_at = EXCLUDED.local_updated_at, \
                  rows_version = EXCLUDED.rows_version, interviewer = EXCLUDED.interviewer, \
-                 machine = EXCLUDED.machine, synced_at = now() \
+                 machine = EXCLUDED.machine, simulation = EXCLUDED.simulation, \
+                 synced_at = now() \
              WHERE (EXCLUDED.turns, EXCLUDED.local_updated_at COLLATE \"C\", \
                     EXCLUDED.rows_version, EXCLUDED.status COLLATE \"C\") \
                  > (s.turns, s.local_updated_at COLLATE \"C\", s.rows_version, \
@@ -242,6 +258,7 @@ async fn upsert(
                 &mark.rows_version,
                 &origin.interviewer,
                 &origin.machine,
+                &simulation,
             ],
         )
         .await?;

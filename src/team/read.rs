@@ -110,6 +110,37 @@ impl TeamDb {
         Ok(())
     }
 
+    /// The persona table rows (JSON, as `sync` stored them) of the simulated sessions
+    /// `selection` names (unfinished ones only with `unfinished`), by session id.
+    pub async fn simulations(
+        &self,
+        selection: &Selection,
+        unfinished: bool,
+    ) -> Result<BTreeMap<String, String>, TeamError> {
+        self.check_schema().await?;
+        let fail =
+            |e: tokio_postgres::Error| TeamError::query(&self.at, "reading simulated sessions", &e);
+        let rows = self
+            .client
+            .query(
+                "SELECT id, concept, status, simulation::text FROM interviewer.sessions \
+                 WHERE simulation IS NOT NULL",
+                &[],
+            )
+            .await
+            .map_err(fail)?;
+        let mut chosen = BTreeMap::new();
+        for row in &rows {
+            let id: String = row.try_get(0).map_err(fail)?;
+            let concept: String = row.try_get(1).map_err(fail)?;
+            let status: String = row.try_get(2).map_err(fail)?;
+            if selection.takes(&id, &concept, status == "finished", unfinished) {
+                chosen.insert(id, row.try_get(3).map_err(fail)?);
+            }
+        }
+        Ok(chosen)
+    }
+
     /// The items and their members of the sessions `ids`, in their stored order.
     async fn fill_items(
         &self,

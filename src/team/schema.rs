@@ -17,10 +17,11 @@ use super::error::{Place, TeamError};
 const MIGRATION_LOCK: i64 = 0x696e_7476_7772;
 
 /// The migrations in order: version, what it adds, its SQL.
-const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "sessions with their study items, members and links",
-    "CREATE TABLE interviewer.sessions (
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "sessions with their study items, members and links",
+        "CREATE TABLE interviewer.sessions (
          id text PRIMARY KEY,
          concept text NOT NULL,
          methodology text NOT NULL,
@@ -64,7 +65,13 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[(
          to_key text NOT NULL,
          PRIMARY KEY (session_id, position)
      );",
-)];
+    ),
+    (
+        2,
+        "the persona table row of a simulated session",
+        "ALTER TABLE interviewer.sessions ADD COLUMN simulation jsonb;",
+    ),
+];
 
 /// The schema version this program writes and reads.
 pub fn latest() -> i32 {

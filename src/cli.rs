@@ -168,6 +168,33 @@ fn current_thread_runtime() -> Result<tokio::runtime::Runtime, CliError> {
 }
 
 /// Writes to the output, mapping a closed pipe or full disk to an input error.
+/// Which stored sessions a command takes: named ones, a concept's, or all.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SessionChoice {
+    /// These sessions (full ids, comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID,...", conflicts_with_all = ["concept", "all"])]
+    pub sessions: Vec<String>,
+    /// Every session of this concept.
+    #[arg(long, value_name = "ID", conflicts_with = "all")]
+    pub concept: Option<String>,
+    /// Every session.
+    #[arg(long)]
+    pub all: bool,
+}
+
+impl SessionChoice {
+    /// The sessions chosen; `None` when the command line named none.
+    pub fn selection(&self) -> Option<crate::study::Selection> {
+        use crate::study::Selection;
+        match (&self.concept, self.all, self.sessions.is_empty()) {
+            (Some(concept), _, _) => Some(Selection::Concept(concept.clone())),
+            (None, true, _) => Some(Selection::All),
+            (None, false, false) => Some(Selection::Ids(self.sessions.clone())),
+            (None, false, true) => None,
+        }
+    }
+}
+
 fn emit(out: &mut dyn std::io::Write, text: &str) -> Result<(), CliError> {
     out.write_all(text.as_bytes())
         .map_err(|e| CliError::Input(format!("cannot write output: {e}")))

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::CliError;
 use super::sync::team_error;
+use super::{CliError, SessionChoice};
 use crate::config::ConfigDir;
 use crate::export::ExportError;
 use crate::signals::Catalog;
@@ -20,15 +20,10 @@ use crate::team::Target;
 
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// These sessions (full ids, comma-separated), from whichever database holds them.
-    #[arg(long, value_delimiter = ',', value_name = "ID,...", conflicts_with_all = ["concept", "all"])]
-    pub sessions: Vec<String>,
-    /// Every session of this concept.
-    #[arg(long, value_name = "ID", conflicts_with = "all")]
-    pub concept: Option<String>,
-    /// Every session in the databases (they must share one methodology).
-    #[arg(long)]
-    pub all: bool,
+    /// Which sessions, from whichever database holds them (a study's must share one
+    /// methodology).
+    #[command(flatten)]
+    pub choice: SessionChoice,
     /// Take unfinished sessions too (the interviews table marks them).
     #[arg(long)]
     pub unfinished: bool,
@@ -58,15 +53,10 @@ pub fn run(
     args: &AnalyzeArgs,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let selection = match (&args.concept, args.all, args.sessions.is_empty()) {
-        (Some(concept), _, _) => Selection::Concept(concept.clone()),
-        (None, true, _) => Selection::All,
-        (None, false, false) => Selection::Ids(args.sessions.clone()),
-        (None, false, true) => {
-            return Err(CliError::Usage(
-                "say which sessions to analyse: --concept ID, --sessions ID,... or --all".into(),
-            ));
-        }
+    let Some(selection) = args.choice.selection() else {
+        return Err(CliError::Usage(
+            "say which sessions to analyse: --concept ID, --sessions ID,... or --all".into(),
+        ));
     };
     if args.personas {
         let runs = persona_runs(

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use clap::Args;
 
-use super::{CliError, emit};
+use super::{CliError, SessionChoice, emit};
 use crate::config::ConfigDir;
 use crate::signals::Catalog;
 use crate::store::{SessionSummary, StoreOps};
@@ -29,15 +29,9 @@ pub struct SyncArgs {
     /// PGPASSWORD or ~/.pgpass.
     #[arg(long, value_name = "URL")]
     pub to: String,
-    /// These sessions (full ids, comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "ID,...", conflicts_with_all = ["concept", "all"])]
-    pub sessions: Vec<String>,
-    /// Every session of this concept.
-    #[arg(long, value_name = "ID", conflicts_with = "all")]
-    pub concept: Option<String>,
-    /// Every session in the file (the default).
-    #[arg(long)]
-    pub all: bool,
+    /// Which sessions of the file (all of them when none is named).
+    #[command(flatten)]
+    pub choice: SessionChoice,
     /// Who interviewed, recorded with each session (default: the OS user).
     #[arg(long, value_name = "NAME")]
     pub interviewer: Option<String>,
@@ -57,11 +51,7 @@ pub fn run(
     args: &SyncArgs,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let selection = match (&args.concept, args.sessions.is_empty()) {
-        (Some(concept), _) => Selection::Concept(concept.clone()),
-        (None, false) => Selection::Ids(args.sessions.clone()),
-        (None, true) => Selection::All,
-    };
+    let selection = args.choice.selection().unwrap_or(Selection::All);
     if args
         .interviewer
         .as_deref()

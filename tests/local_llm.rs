@@ -467,7 +467,7 @@ async fn prefix_reuse_skips_the_shared_prompt_and_keeps_greedy_output() {
 }
 
 #[test]
-fn the_fallback_model_loads_requantized_with_its_chat_template() {
+fn the_fallback_model_loads_as_stored_with_its_chat_template() {
     let _turn = SERIAL.blocking_lock();
     let provider = provider();
     let info = provider.info();
@@ -476,9 +476,10 @@ fn the_fallback_model_loads_requantized_with_its_chat_template() {
     assert_eq!(info.architecture, "llama");
     assert_eq!(info.template, "ChatML");
     assert_eq!(info.quantization, "Q4_1");
+    assert_eq!(info.requantized, 0, "Q4_1 is read as the file stores it");
     assert_eq!(
-        info.requantized, 210,
-        "every Q4_1 weight matrix becomes Q8_0"
+        info.q4_1_kernel, 210,
+        "every layer's weight matrices (30 layers of 7) go to our kernel"
     );
     assert!(
         info.tokenizer.starts_with("GGUF metadata"),

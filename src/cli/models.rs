@@ -245,14 +245,16 @@ fn verify(out: &mut dyn std::io::Write) -> Result<(), CliError> {
     emit(
         out,
         &format!(
-            "local LLM {} ({}, {}): {}, {} template, {}, {} tensors requantized to Q8_0, \
-             loaded in {} ms, {} threads\n  tokenizer: {}\n",
+            "local LLM {} ({}, {}): {}, {} template, {}, {} weight matrices multiplied as \
+             Q4_1 by our kernel, {} tensors requantized to Q8_0, loaded in {} ms, {} threads\n  \
+             tokenizer: {}\n",
             crate::llm::local::model_name(&info.path),
             info.path.display(),
             info.source,
             info.architecture,
             info.template,
             info.quantization,
+            info.q4_1_kernel,
             info.requantized,
             info.load_time.as_millis(),
             info.threads,

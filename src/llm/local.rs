@@ -151,6 +151,8 @@ pub struct LocalModelInfo {
     pub quantization: String,
     /// Tensors requantized to `Q8_0` at load.
     pub requantized: usize,
+    /// Weight matrices multiplied as `Q4_1`, as the file stores them, by our own kernel.
+    pub q4_1_kernel: usize,
     /// Reading, requantizing and checking the model.
     pub load_time: Duration,
     /// candle's inference threads.
@@ -199,6 +201,7 @@ impl LocalProvider {
         let context = loaded.facts.context;
         let quantization = loaded.facts.quantization.clone();
         let requantized = loaded.requantized;
+        let q4_1_kernel = loaded.q4_1_kernel;
         let engine = Engine::new(loaded, config.seed)?;
         let load_time = started.elapsed();
         let threads = candle_core::utils::get_num_threads();
@@ -221,6 +224,7 @@ impl LocalProvider {
             context,
             quantization,
             requantized,
+            q4_1_kernel,
             load_time,
             threads,
         };

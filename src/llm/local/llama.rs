@@ -20,14 +20,14 @@
 
 mod cache;
 mod decode;
+mod matrix;
 
-use std::sync::Arc;
-
+use candle_core::quantized::QTensor;
 use candle_core::quantized::gguf_file::Content;
-use candle_core::quantized::{QMatMul, QTensor};
-use candle_core::{DType, Device, Module, Result, Tensor};
+use candle_core::{DType, Device, Result, Tensor};
 
 pub(super) use cache::KvCache;
+use matrix::Matrix;
 
 /// The shape of a llama model, from its GGUF metadata (checked by the loader).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,24 +58,24 @@ impl LlamaShape {
 /// One transformer block's weights.
 struct Layer {
     attn_norm: Tensor,
-    wq: QMatMul,
-    wk: QMatMul,
-    wv: QMatMul,
-    wo: QMatMul,
+    wq: Matrix,
+    wk: Matrix,
+    wv: Matrix,
+    wo: Matrix,
     ffn_norm: Tensor,
-    gate: QMatMul,
-    up: QMatMul,
-    down: QMatMul,
+    gate: Matrix,
+    up: Matrix,
+    down: Matrix,
 }
 
 /// The weights of a llama model; immutable once loaded, so one copy serves every cache.
 pub(super) struct LlamaModel {
     shape: LlamaShape,
     /// Token embedding rows, still quantized.
-    embedding: Arc<QTensor>,
+    embedding: Matrix,
     layers: Vec<Layer>,
     norm: Tensor,
-    output: QMatMul,
+    output: Matrix,
     /// Rotary tables, `(context, rope_dim / 2)`.
     cos: Tensor,
     sin: Tensor,
@@ -105,16 +105,16 @@ impl LlamaModel {
             );
         }
         let device = Device::Cpu;
-        let embedding = Arc::new(tensor("token_embd.weight")?);
+        let embedding = Matrix::new(tensor("token_embd.weight")?)?;
         let norm = tensor("output_norm.weight")?.dequantize(&device)?;
         let output = match tensor("output.weight") {
-            Ok(weights) => QMatMul::from_qtensor(weights)?,
-            Err(_) => QMatMul::from_arc(Arc::clone(&embedding))?,
+            Ok(weights) => Matrix::new(weights)?,
+            Err(_) => embedding.clone(),
         };
         let mut layers = Vec::with_capacity(shape.layers);
         for index in 0..shape.layers {
             let mut part = |name: &str| tensor(&format!("blk.{index}.{name}.weight"));
-            let mut matrix = |name: &str| part(name).and_then(QMatMul::from_qtensor);
+            let mut matrix = |name: &str| part(name).and_then(Matrix::new);
             layers.push(Layer {
                 wq: matrix("attn_q")?,
                 wk: matrix("attn_k")?,
@@ -140,6 +140,41 @@ impl LlamaModel {
     }
 
     /// An empty cache for this model, able to hold the whole context.
+    /// Weight matrices our `Q4_1` kernel multiplies (the embedding counted once when the output
+    /// shares it).
+    pub(super) fn q4_1_matrices(&self) -> usize {
+        let layers = self.layers.iter().flat_map(|layer| {
+            [
+                &layer.wq,
+                &layer.wk,
+                &layer.wv,
+                &layer.wo,
+                &layer.gate,
+                &layer.up,
+                &layer.down,
+            ]
+        });
+        let tied = matches!(
+            (&self.embedding, &self.output),
+            (Matrix::Q41(a), Matrix::Q41(b)) if std::sync::Arc::ptr_eq(a, b)
+        );
+        let ends: &[&Matrix] = if tied {
+            &[&self.embedding]
+        } else {
+            &[&self.embedding, &self.output]
+        };
+        layers
+            .chain(ends.iter().copied())
+            .filter(|m| m.is_ours())
+            .count()
+    }
+
+    /// Rows of the token embedding: the size of the logits.
+    #[cfg(test)]
+    pub(super) fn vocab(&self) -> usize {
+        self.embedding.rows().unwrap_or(0)
+    }
+
     pub(super) fn new_cache(&self) -> KvCache {
         KvCache::new(&self.shape)
     }

@@ -12,8 +12,9 @@
 //!
 //! candle 0.11 has SIMD kernels for `Q4_0`, `Q8_0` and the K-quants but not for `Q4_1`, `Q5_0`,
 //! `Q5_1` or `Q8_1` (the shipped SmolLM2-135M is `Q4_1`: about 21 tokens/s instead of 55 here).
-//! Those tensors are requantized to `Q8_0` in memory and the model is read back from an
-//! in-memory GGUF.
+//! Our llama model multiplies `Q4_1` with a kernel of its own (`interviewer_kernels`), as the
+//! file stores it; the other slow formats, and every slow format for qwen2 models (candle's
+//! loader), are requantized to `Q8_0` in memory.
 
 use std::collections::HashMap;
 use std::io::{BufReader, Cursor, Read, Seek};
@@ -158,6 +159,8 @@ pub(super) struct Loaded {
     pub(super) facts: GgufFacts,
     /// Tensors requantized to `Q8_0` at load.
     pub(super) requantized: usize,
+    /// Weight matrices our `Q4_1` kernel multiplies.
+    pub(super) q4_1_kernel: usize,
 }
 
 /// Loads the GGUF at `path`; the tokenizer comes from `tokenizer` when given, else from a
@@ -185,14 +188,15 @@ pub(super) fn load(path: &Path, tokenizer: Option<&Path>) -> Result<Loaded, Loca
             facts.vocab_rows
         )));
     }
+    let ours = facts.llama.is_some();
     let slow = content
         .tensor_infos
         .values()
-        .filter(|info| needs_requantizing(info))
+        .filter(|info| needs_requantizing(info, ours))
         .count();
     let (weights, requantized) = if let (true, Some(shape)) = (slow > 0, facts.llama) {
         // Our model takes the requantized tensors as they are: no second copy in a GGUF.
-        let (mut tensors, count) = requantized_tensors(&content, &mut reader)
+        let (mut tensors, count) = requantized_tensors(&content, &mut reader, true)
             .map_err(|e| fail(format!("requantizing: {e}")))?;
         let take = |name: &str| {
             tensors
@@ -208,11 +212,16 @@ pub(super) fn load(path: &Path, tokenizer: Option<&Path>) -> Result<Loaded, Loca
     } else {
         (build(path, &facts, content, &mut reader)?, 0)
     };
+    let q4_1_kernel = match &weights {
+        Weights::Llama(model) => model.q4_1_matrices(),
+        Weights::Qwen2(_) => 0,
+    };
     let mut loaded = Loaded {
         weights,
         tokenizer,
         facts,
         requantized,
+        q4_1_kernel,
     };
     smoke_test(&mut loaded).map_err(|e| fail(format!("test forward pass failed: {e}")))?;
     Ok(loaded)
@@ -265,13 +274,15 @@ fn smoke_test(loaded: &mut Loaded) -> Result<(), LocalError> {
     }
 }
 
-/// Formats without a SIMD kernel in candle 0.11, for weight matrices `Q8_0` can hold (rows of a
+/// Formats without a SIMD kernel in candle 0.11 (nor, for `Q4_1`, in our llama model when
+/// `ours` says it is the one reading them), for weight matrices `Q8_0` can hold (rows of a
 /// multiple of 32 values).
-fn needs_requantizing(info: &gguf_file::TensorInfo) -> bool {
-    let slow = matches!(
-        info.ggml_dtype,
-        GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1 | GgmlDType::Q8_1
-    );
+fn needs_requantizing(info: &gguf_file::TensorInfo, ours: bool) -> bool {
+    let slow = match info.ggml_dtype {
+        GgmlDType::Q4_1 => !ours,
+        GgmlDType::Q5_0 | GgmlDType::Q5_1 | GgmlDType::Q8_1 => true,
+        _ => false,
+    };
     let dims = info.shape.dims();
     slow && dims.len() == 2 && dims.last().is_some_and(|n| n % 32 == 0)
 }
@@ -283,7 +294,7 @@ pub(super) fn requantize<R: Read + Seek>(
     content: &Content,
     reader: &mut R,
 ) -> candle_core::Result<(Content, Cursor<Vec<u8>>, usize)> {
-    let (tensors, count) = requantized_tensors(content, reader)?;
+    let (tensors, count) = requantized_tensors(content, reader, false)?;
     let mut tensors: Vec<(&str, QTensor)> = tensors
         .into_iter()
         .filter_map(|(name, tensor)| {
@@ -309,17 +320,19 @@ pub(super) fn requantize<R: Read + Seek>(
     Ok((content, memory, count))
 }
 
-/// Every tensor of the file by name, the slow ones requantized to `Q8_0`, and how many were.
+/// Every tensor of the file by name, the slow ones (for our llama model when `ours`)
+/// requantized to `Q8_0`, and how many were.
 fn requantized_tensors<R: Read + Seek>(
     content: &Content,
     reader: &mut R,
+    ours: bool,
 ) -> candle_core::Result<(HashMap<String, QTensor>, usize)> {
     let device = Device::Cpu;
     let mut tensors = HashMap::with_capacity(content.tensor_infos.len());
     let mut count = 0;
     for (name, info) in &content.tensor_infos {
         let tensor = content.tensor(reader, name, &device)?;
-        let tensor = if needs_requantizing(info) {
+        let tensor = if needs_requantizing(info, ours) {
             count += 1;
             to_q8_0(&tensor, &device)?
         } else {

@@ -23,6 +23,7 @@
 // helper below must be inlined there.
 #![allow(clippy::inline_always)]
 
+use interviewer_kernels::widen_f16 as widen;
 use pulp::{Arch, Simd, WithSimd};
 use std::sync::OnceLock;
 
@@ -251,21 +252,6 @@ impl WithSimd for Chunk<'_> {
             }
         });
         Partial { max, sum, out }
-    }
-}
-
-/// The f32 values of f16 bit patterns, written so the compiler vectorises it under the SIMD
-/// level `pulp` chose: exponent and mantissa moved into place and rescaled by 2¹¹² (which also
-/// makes subnormals exact), then the sign put back. An f16 infinity or NaN, which the cache
-/// never holds for a model whose activations stay within f16's range, widens to a finite
-/// number at or above 65,536 instead.
-#[inline(always)]
-fn widen(halves: &[u16], out: &mut [f32]) {
-    let rescale = f32::from_bits(0x7780_0000);
-    for (half, wide) in halves.iter().zip(out.iter_mut()) {
-        let bits = u32::from(*half);
-        let magnitude = f32::from_bits((bits & 0x7fff) << 13) * rescale;
-        *wide = f32::from_bits(magnitude.to_bits() | ((bits & 0x8000) << 16));
     }
 }
 
@@ -515,21 +501,6 @@ mod tests {
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f32::max);
         assert!(worst < 1e-4, "len {len}: differs by {worst}");
-    }
-
-    #[test]
-    fn widening_agrees_with_half_on_every_finite_f16() {
-        let all: Vec<u16> = (0..=u16::MAX).collect();
-        let mut widened = vec![0.0; all.len()];
-        Arch::new().dispatch(|| widen(&all, &mut widened));
-        for (bits, wide) in all.iter().zip(&widened) {
-            let expected = f16::from_bits(*bits);
-            if expected.is_finite() {
-                assert_eq!(wide.to_bits(), expected.to_f32().to_bits(), "{bits:#06x}");
-            } else {
-                assert!(wide.is_finite() && wide.abs() >= 65_536.0, "{bits:#06x}");
-            }
-        }
     }
 
     #[test]

@@ -1,0 +1,33 @@
+//! The local language model's hot loops: the weight products of a `Q4_1` model and the widening
+//! of f16 bit patterns they and the KV cache need.
+//!
+//! They live in a crate of their own for one reason: the project's dev and test profiles
+//! optimise dependencies but not the project itself, so that its own code builds quickly.
+//! Written inside the main crate, these loops ran unoptimised in every test that runs the local
+//! model; as a dependency (with its own profile override in the workspace manifest) they are
+//! optimised in every build.
+//!
+//! Everything here is safe code: SIMD comes from `pulp`, which picks the instruction set at run
+//! time (AVX-512, AVX2, NEON or plain scalar code) and applies it only to code inlined into its
+//! dispatch, which is why the helpers are `#[inline(always)]`.
+
+#![allow(clippy::inline_always)]
+
+mod q4_1;
+
+pub use q4_1::{BLOCK, Q41Input, Q41Matrix, ShapeError, TOKENS_PER_PASS};
+
+/// The f32 values of f16 bit patterns, written so the compiler vectorises it under the SIMD
+/// level `pulp` chose: exponent and mantissa moved into place and rescaled by 2¹¹² (which also
+/// makes subnormals exact), then the sign put back. An f16 infinity or NaN, which neither the
+/// weights' scales nor a KV cache of a model whose activations stay within f16's range hold,
+/// widens to a finite number at or above 65,536 instead.
+#[inline(always)]
+pub fn widen_f16(halves: &[u16], out: &mut [f32]) {
+    let rescale = f32::from_bits(0x7780_0000);
+    for (half, wide) in halves.iter().zip(out.iter_mut()) {
+        let bits = u32::from(*half);
+        let magnitude = f32::from_bits((bits & 0x7fff) << 13) * rescale;
+        *wide = f32::from_bits(magnitude.to_bits() | ((bits & 0x8000) << 16));
+    }
+}

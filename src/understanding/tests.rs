@@ -161,6 +161,35 @@ fn a_because_and_which_means_answer_ladders_up() {
 }
 
 #[test]
+fn a_which_makes_clause_is_a_consequence_of_what_precedes_it() {
+    let m = methodology("means_end_chain");
+    let answer = "It froths well, which makes my mornings feel calmer.";
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("froths well", "functional_consequence"),
+            ("mornings feel calmer", "psychosocial_consequence"),
+        ],
+    );
+    let context = TurnContext {
+        topic: "oat milk",
+        known: &[],
+    };
+    let e = extract(&m, &embedder, "Why oat milk?", answer, &context);
+    assert_quotes_are_substrings(answer, &e);
+    let links: Vec<_> = e
+        .relationships
+        .iter()
+        .map(|r| (r.source.as_str(), r.target.as_str(), r.edge_type.as_str()))
+        .collect();
+    assert_eq!(
+        links,
+        [("froths well", "mornings feel calmer", "leads_to")],
+        "{e:?}"
+    );
+}
+
+#[test]
 fn a_because_points_from_the_lower_level_whatever_the_order() {
     let m = methodology("means_end_chain");
     let embedder = TableEmbedder::new(

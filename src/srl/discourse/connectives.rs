@@ -95,6 +95,10 @@ const CONNECTIVES: &[Connective] = &[
     entry(&["in", "contrast"], K::Contrast, Adverbial),
     entry(&["by", "contrast"], K::Contrast, Adverbial),
     entry(&["which", "means"], K::Result, Adverbial),
+    // A consequence said with a causal verb ("it froths well, which makes my mornings calmer";
+    // "which gives me energy"). "That makes" is left out: "that makes sense" is no result.
+    entry(&["which", "makes"], K::Result, Adverbial),
+    entry(&["which", "gives"], K::Result, Adverbial),
     entry(&["that", "means"], K::Result, Adverbial),
     entry(&["every", "time"], K::Temporal, Sub),
     entry(&["each", "time"], K::Temporal, Sub),

@@ -190,6 +190,31 @@ fn a_which_makes_clause_is_a_consequence_of_what_precedes_it() {
 }
 
 #[test]
+fn an_and_that_gives_clause_ladders_up_to_a_value() {
+    let m = methodology("means_end_chain");
+    let answer = "It does not upset my stomach, and that gives me peace of mind.";
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("not upset my stomach", "functional_consequence"),
+            ("peace of mind", "terminal_value"),
+        ],
+    );
+    let context = TurnContext {
+        topic: "oat milk",
+        known: &[],
+    };
+    let e = extract(&m, &embedder, "Why oat milk?", answer, &context);
+    assert_quotes_are_substrings(answer, &e);
+    let links: Vec<_> = e
+        .relationships
+        .iter()
+        .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect();
+    assert_eq!(links, [("not upset my stomach", "peace of mind")], "{e:?}");
+}
+
+#[test]
 fn a_because_points_from_the_lower_level_whatever_the_order() {
     let m = methodology("means_end_chain");
     let embedder = TableEmbedder::new(

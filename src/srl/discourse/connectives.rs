@@ -58,6 +58,8 @@ const CONNECTIVES: &[Connective] = &[
     entry(&["for", "that", "reason"], K::Result, Adverbial),
     entry(&["for", "this", "reason"], K::Result, Adverbial),
     entry(&["what", "'s", "more"], K::Addition, Adverbial),
+    // "…, and that gives me peace of mind": a result, not a mere addition.
+    entry(&["and", "that", "gives"], K::Result, Coord),
     entry(&["on", "the", "contrary"], K::Contrast, Adverbial),
     entry(&["in", "order", "to"], K::Purpose, Sub),
     entry(&["so", "as", "to"], K::Purpose, Sub),
@@ -96,9 +98,11 @@ const CONNECTIVES: &[Connective] = &[
     entry(&["by", "contrast"], K::Contrast, Adverbial),
     entry(&["which", "means"], K::Result, Adverbial),
     // A consequence said with a causal verb ("it froths well, which makes my mornings calmer";
-    // "which gives me energy"). "That makes" is left out: "that makes sense" is no result.
+    // "which gives me energy", "and that gives me peace of mind"). "That makes" is left out:
+    // "that makes sense" is no result.
     entry(&["which", "makes"], K::Result, Adverbial),
     entry(&["which", "gives"], K::Result, Adverbial),
+    entry(&["that", "gives"], K::Result, Adverbial),
     entry(&["that", "means"], K::Result, Adverbial),
     entry(&["every", "time"], K::Temporal, Sub),
     entry(&["each", "time"], K::Temporal, Sub),

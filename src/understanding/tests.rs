@@ -160,58 +160,38 @@ fn a_because_and_which_means_answer_ladders_up() {
     assert_eq!(screened, e);
 }
 
+/// A consequence said with a causal verb ("which makes", "and that gives") links what precedes
+/// it to what follows, as "which means" does.
 #[test]
-fn a_which_makes_clause_is_a_consequence_of_what_precedes_it() {
+fn causal_verb_clauses_link_what_precedes_them_to_what_follows() {
     let m = methodology("means_end_chain");
-    let answer = "It froths well, which makes my mornings feel calmer.";
-    let embedder = TableEmbedder::new(
-        &m,
-        &[
+    let cases = [
+        (
+            "It froths well, which makes my mornings feel calmer.",
             ("froths well", "functional_consequence"),
             ("mornings feel calmer", "psychosocial_consequence"),
-        ],
-    );
-    let context = TurnContext {
-        topic: "oat milk",
-        known: &[],
-    };
-    let e = extract(&m, &embedder, "Why oat milk?", answer, &context);
-    assert_quotes_are_substrings(answer, &e);
-    let links: Vec<_> = e
-        .relationships
-        .iter()
-        .map(|r| (r.source.as_str(), r.target.as_str(), r.edge_type.as_str()))
-        .collect();
-    assert_eq!(
-        links,
-        [("froths well", "mornings feel calmer", "leads_to")],
-        "{e:?}"
-    );
-}
-
-#[test]
-fn an_and_that_gives_clause_ladders_up_to_a_value() {
-    let m = methodology("means_end_chain");
-    let answer = "It does not upset my stomach, and that gives me peace of mind.";
-    let embedder = TableEmbedder::new(
-        &m,
-        &[
+        ),
+        (
+            "It does not upset my stomach, and that gives me peace of mind.",
             ("not upset my stomach", "functional_consequence"),
             ("peace of mind", "terminal_value"),
-        ],
-    );
-    let context = TurnContext {
-        topic: "oat milk",
-        known: &[],
-    };
-    let e = extract(&m, &embedder, "Why oat milk?", answer, &context);
-    assert_quotes_are_substrings(answer, &e);
-    let links: Vec<_> = e
-        .relationships
-        .iter()
-        .map(|r| (r.source.as_str(), r.target.as_str()))
-        .collect();
-    assert_eq!(links, [("not upset my stomach", "peace of mind")], "{e:?}");
+        ),
+    ];
+    for (answer, cause, effect) in cases {
+        let embedder = TableEmbedder::new(&m, &[cause, effect]);
+        let context = TurnContext {
+            topic: "oat milk",
+            known: &[],
+        };
+        let e = extract(&m, &embedder, "Why oat milk?", answer, &context);
+        assert_quotes_are_substrings(answer, &e);
+        let links: Vec<_> = e
+            .relationships
+            .iter()
+            .map(|r| (r.source.as_str(), r.target.as_str(), r.edge_type.as_str()))
+            .collect();
+        assert_eq!(links, [(cause.0, effect.0, "leads_to")], "{answer}: {e:?}");
+    }
 }
 
 #[test]

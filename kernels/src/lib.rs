@@ -31,3 +31,23 @@ pub fn widen_f16(halves: &[u16], out: &mut [f32]) {
         *wide = f32::from_bits(magnitude.to_bits() | ((bits & 0x8000) << 16));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widening_agrees_with_half_on_every_finite_f16() {
+        let all: Vec<u16> = (0..=u16::MAX).collect();
+        let mut widened = vec![0.0; all.len()];
+        pulp::Arch::new().dispatch(|| widen_f16(&all, &mut widened));
+        for (bits, wide) in all.iter().zip(&widened) {
+            let expected = half::f16::from_bits(*bits);
+            if expected.is_finite() {
+                assert_eq!(wide.to_bits(), expected.to_f32().to_bits(), "{bits:#06x}");
+            } else {
+                assert!(wide.is_finite() && wide.abs() >= 65_536.0, "{bits:#06x}");
+            }
+        }
+    }
+}

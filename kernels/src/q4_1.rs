@@ -12,8 +12,8 @@
 //! ([`Q41Input`]). On x86-64 with AVX2 `Σ qᵢxᵢ` is an integer product against activations
 //! rounded to 8 bits per block, as llama.cpp and candle do for 4-bit weights (`avx2`);
 //! elsewhere the nibbles are widened to f32 and multiplied in f32 (exact to float rounding, and
-//! the reference the tests hold the integer path to). Either way a block's nibbles are unpacked
-//! once for up to [`TOKENS_PER_PASS`] tokens.
+//! the reference the tests hold the integer path to). Either way a block's nibbles are
+//! unpacked once for up to [`TOKENS_PER_PASS`] tokens.
 //!
 //! Measured on the 2-core machines (SmolLM2-135M, 30 layers of 7 matrices), against the
 //! requantized `Q8_0` in alternating runs: loading takes 0.45–0.66 s instead of 1.3–1.8 s,
@@ -186,33 +186,54 @@ impl Q41Matrix {
                 input.tokens
             )));
         }
-        #[cfg(target_arch = "x86_64")]
-        if let Some(simd) = pulp::x86::V3::try_new() {
-            Simd::vectorize(
-                simd,
-                avx2::Products {
-                    simd,
-                    matrix: self,
-                    input,
-                    rows,
-                    out,
-                },
-            );
-            return Ok(());
+        match input.path {
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => {
+                let Some(simd) = pulp::x86::V3::try_new() else {
+                    return Err(ShapeError(
+                        "an input laid out for AVX2, which this CPU does not have".to_owned(),
+                    ));
+                };
+                let kernel = avx2::Kernel::new(simd, self.blocks_per_row());
+                Simd::vectorize(simd, Products::new(kernel, self, input, rows, out));
+            }
+            Path::Portable => Arch::new().dispatch(Portable {
+                matrix: self,
+                input,
+                rows,
+                out,
+            }),
         }
-        self.multiply_portably(input, rows, out);
         Ok(())
     }
+}
 
-    /// [`Self::multiply`] in f32 with whatever SIMD `pulp` finds: the path of machines without
-    /// AVX2, and the exact reference for the integer one.
-    fn multiply_portably(&self, input: &Q41Input, rows: Range<usize>, out: &mut [f32]) {
-        Arch::new().dispatch(Products {
-            matrix: self,
-            input,
-            rows,
-            out,
-        });
+/// The instructions a product runs on. An input is laid out for one of them
+/// ([`Q41Input::new`] picks the faster where the CPU has it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// 256-bit integer products, one block per instruction (x86-64 with AVX2 and FMA).
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// f32 products with whatever SIMD `pulp` finds: every other machine, and the exact
+    /// reference the integer path is tested against.
+    Portable,
+}
+
+impl Path {
+    fn fastest() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if pulp::x86::V3::try_new().is_some() {
+                return Self::Avx2;
+            }
+        }
+        Self::Portable
+    }
+
+    /// Whether products on this path read the activations rounded to 8 bits (else as f32).
+    fn is_integer(self) -> bool {
+        self != Self::Portable
     }
 }
 
@@ -222,19 +243,31 @@ impl Q41Matrix {
 pub struct Q41Input {
     cols: usize,
     tokens: usize,
-    /// Per pass, per block, per token of the pass: the block's 32 activations.
+    /// The path the products will take; the layouts below are those it reads.
+    path: Path,
+    /// Portable path: per pass, per block, per token of the pass: the block's 32 activations.
     values: Vec<f32>,
     /// Per pass, per block, per token: the sum of those activations.
     sums: Vec<f32>,
-    /// The same blocks rounded to 8 bits (`value ≈ step × q`), for the integer products.
+    /// Integer path: the blocks of `values` rounded to 8 bits (`value ≈ step × q`).
     quantized: Vec<[i8; BLOCK]>,
     /// Each quantized block's step.
     steps: Vec<f32>,
 }
 
 impl Q41Input {
-    /// `values` holds `tokens` rows of `cols` activations.
+    /// `values` holds `tokens` rows of `cols` activations, laid out for the fastest path this
+    /// CPU has.
     pub fn new(values: &[f32], tokens: usize, cols: usize) -> Result<Self, ShapeError> {
+        Self::for_path(values, tokens, cols, Path::fastest())
+    }
+
+    fn for_path(
+        values: &[f32],
+        tokens: usize,
+        cols: usize,
+        path: Path,
+    ) -> Result<Self, ShapeError> {
         if cols == 0 || !cols.is_multiple_of(BLOCK) || values.len() != tokens * cols {
             return Err(ShapeError(format!(
                 "{} activations are not {tokens} tokens of {cols} in {BLOCK}-value blocks",
@@ -242,25 +275,30 @@ impl Q41Input {
             )));
         }
         let blocks = values.len() / BLOCK;
-        let mut laid = Vec::with_capacity(values.len());
+        let integer = path.is_integer();
+        let mut laid = Vec::with_capacity(if integer { 0 } else { values.len() });
         let mut sums = Vec::with_capacity(blocks);
-        let mut quantized = Vec::with_capacity(blocks);
-        let mut steps = Vec::with_capacity(blocks);
+        let mut quantized = Vec::with_capacity(if integer { blocks } else { 0 });
+        let mut steps = Vec::with_capacity(if integer { blocks } else { 0 });
         for pass in values.chunks(TOKENS_PER_PASS * cols) {
             for block in 0..cols / BLOCK {
                 for token in pass.chunks_exact(cols) {
                     let part = token.get(block * BLOCK..(block + 1) * BLOCK).unwrap_or(&[]);
-                    laid.extend_from_slice(part);
                     sums.push(part.iter().sum());
-                    let (rounded, step) = round_to_8_bits(part);
-                    quantized.push(rounded);
-                    steps.push(step);
+                    if integer {
+                        let (rounded, step) = round_to_8_bits(part);
+                        quantized.push(rounded);
+                        steps.push(step);
+                    } else {
+                        laid.extend_from_slice(part);
+                    }
                 }
             }
         }
         Ok(Self {
             cols,
             tokens,
+            path,
             values: laid,
             sums,
             quantized,
@@ -276,20 +314,21 @@ impl Q41Input {
     fn passes(&self) -> impl Iterator<Item = Pass<'_>> {
         let per_block = self.cols / BLOCK;
         let per_pass = TOKENS_PER_PASS * per_block;
-        let values = self.values.chunks(TOKENS_PER_PASS * self.cols);
-        let sums = self.sums.chunks(per_pass);
-        let quantized = self.quantized.chunks(per_pass);
-        let steps = self.steps.chunks(per_pass);
-        values.zip(sums).zip(quantized.zip(steps)).enumerate().map(
-            move |(index, ((values, sums), (quantized, steps)))| Pass {
-                first: index * TOKENS_PER_PASS,
-                count: sums.len() / per_block.max(1),
-                values,
-                sums,
-                quantized,
-                steps,
-            },
-        )
+        let passes = self.tokens.div_ceil(TOKENS_PER_PASS);
+        (0..passes).map(move |index| {
+            let first = index * TOKENS_PER_PASS;
+            let count = TOKENS_PER_PASS.min(self.tokens - first);
+            let blocks = index * per_pass..index * per_pass + count * per_block;
+            let values = blocks.start * BLOCK..blocks.end * BLOCK;
+            Pass {
+                first,
+                count,
+                values: self.values.get(values).unwrap_or(&[]),
+                sums: self.sums.get(blocks.clone()).unwrap_or(&[]),
+                quantized: self.quantized.get(blocks.clone()).unwrap_or(&[]),
+                steps: self.steps.get(blocks).unwrap_or(&[]),
+            }
+        })
     }
 }
 
@@ -323,20 +362,49 @@ fn round_to_8_bits(block: &[f32]) -> ([i8; BLOCK], f32) {
     (rounded, largest / 127.0)
 }
 
-/// The products of some rows, as one SIMD dispatch.
-struct Products<'a> {
+/// What one instruction set does with a row of weights: multiply it by the token of a pass of
+/// one, or by the 2–8 tokens of a pass.
+trait RowProducts {
+    fn one_token(&mut self, row: &RowWeights<'_>, pass: &Pass<'_>) -> f32;
+    fn several_tokens(&mut self, row: &RowWeights<'_>, pass: &Pass<'_>, target: &mut [f32]);
+}
+
+/// The products of some rows by one kernel, as one SIMD dispatch: each row's scales and
+/// minimums are widened once for all the passes.
+struct Products<'a, K> {
+    kernel: K,
     matrix: &'a Q41Matrix,
     input: &'a Q41Input,
     rows: Range<usize>,
     out: &'a mut [f32],
 }
 
-impl WithSimd for Products<'_> {
+impl<'a, K: RowProducts> Products<'a, K> {
+    #[cfg(target_arch = "x86_64")]
+    fn new(
+        kernel: K,
+        matrix: &'a Q41Matrix,
+        input: &'a Q41Input,
+        rows: Range<usize>,
+        out: &'a mut [f32],
+    ) -> Self {
+        Self {
+            kernel,
+            matrix,
+            input,
+            rows,
+            out,
+        }
+    }
+}
+
+impl<K: RowProducts> WithSimd for Products<'_, K> {
     type Output = ();
 
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
+    fn with_simd<S: Simd>(self, _: S) {
         let Self {
+            mut kernel,
             matrix,
             input,
             rows,
@@ -362,13 +430,60 @@ impl WithSimd for Products<'_> {
                 };
                 if pass.count == 1 {
                     if let Some(slot) = target.first_mut() {
-                        *slot = one_token(simd, &weights, pass.values, pass.sums);
+                        *slot = kernel.one_token(&weights, pass);
                     }
                 } else {
-                    several_tokens(simd, &weights, pass.values, pass.sums, target);
+                    kernel.several_tokens(&weights, pass, target);
                 }
             }
         }
+    }
+}
+
+/// The portable path's dispatch: its kernel needs the SIMD level `pulp` picks.
+struct Portable<'a> {
+    matrix: &'a Q41Matrix,
+    input: &'a Q41Input,
+    rows: Range<usize>,
+    out: &'a mut [f32],
+}
+
+impl WithSimd for Portable<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let Self {
+            matrix,
+            input,
+            rows,
+            out,
+        } = self;
+        Products {
+            kernel: PortableKernel { simd },
+            matrix,
+            input,
+            rows,
+            out,
+        }
+        .with_simd(simd);
+    }
+}
+
+/// f32 products: nibbles widened to f32 and multiplied by the f32 activations.
+struct PortableKernel<S> {
+    simd: S,
+}
+
+impl<S: Simd> RowProducts for PortableKernel<S> {
+    #[inline(always)]
+    fn one_token(&mut self, row: &RowWeights<'_>, pass: &Pass<'_>) -> f32 {
+        one_token(self.simd, row, pass.values, pass.sums)
+    }
+
+    #[inline(always)]
+    fn several_tokens(&mut self, row: &RowWeights<'_>, pass: &Pass<'_>, target: &mut [f32]) {
+        several_tokens(self.simd, row, pass.values, pass.sums, target);
     }
 }
 
@@ -525,37 +640,49 @@ mod tests {
         out
     }
 
-    /// Both paths against the definition: the portable one to f32 rounding, the integer one
+    /// The paths this CPU can take.
+    fn paths() -> Vec<Path> {
+        let mut paths = vec![Path::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if pulp::x86::V3::try_new().is_some() {
+                paths.push(Path::Avx2);
+            }
+        }
+        paths
+    }
+
+    /// Every path this CPU has against the definition: the portable one to f32 rounding, the
+    /// integer one
     /// (8-bit activations) to 1% of the products' magnitude.
     fn check_products(rows: usize, cols: usize, tokens: usize) {
         let (matrix, bytes) = matrix(rows, cols);
         let values = activations(tokens, cols);
-        let input = Q41Input::new(&values, tokens, cols).unwrap();
-        let mut fast = vec![0.0; rows * tokens];
-        matrix.multiply(&input, 0..rows, &mut fast).unwrap();
-        let mut portable = vec![0.0; rows * tokens];
-        matrix.multiply_portably(&input, 0..rows, &mut portable);
-        for row in 0..rows {
-            let weights = reference_row(&bytes, row, cols);
-            for token in 0..tokens {
-                let x = &values[token * cols..(token + 1) * cols];
-                let expected: f64 = weights.iter().zip(x).map(|(w, x)| w * f64::from(*x)).sum();
-                let magnitude: f64 = weights
-                    .iter()
-                    .zip(x)
-                    .map(|(w, x)| (w * f64::from(*x)).abs())
-                    .sum();
-                let at = row * tokens + token;
-                let exact = f64::from(portable[at]);
-                assert!(
-                    (exact - expected).abs() < 1e-4 * (1.0 + magnitude),
-                    "portable, row {row} token {token} of {tokens}: {exact} vs {expected}"
-                );
-                let rounded = f64::from(fast[at]);
-                assert!(
-                    (rounded - expected).abs() < 1e-2 * magnitude + 1e-4,
-                    "row {row} token {token} of {tokens}: {rounded} vs {expected}"
-                );
+        for path in paths() {
+            let input = Q41Input::for_path(&values, tokens, cols, path).unwrap();
+            let mut out = vec![0.0; rows * tokens];
+            matrix.multiply(&input, 0..rows, &mut out).unwrap();
+            for row in 0..rows {
+                let weights = reference_row(&bytes, row, cols);
+                for token in 0..tokens {
+                    let x = &values[token * cols..(token + 1) * cols];
+                    let expected: f64 = weights.iter().zip(x).map(|(w, x)| w * f64::from(*x)).sum();
+                    let magnitude: f64 = weights
+                        .iter()
+                        .zip(x)
+                        .map(|(w, x)| (w * f64::from(*x)).abs())
+                        .sum();
+                    let got = f64::from(out[row * tokens + token]);
+                    let allowed = if path.is_integer() {
+                        1e-2 * magnitude + 1e-4
+                    } else {
+                        1e-4 * (1.0 + magnitude)
+                    };
+                    assert!(
+                        (got - expected).abs() < allowed,
+                        "{path:?}, row {row} token {token} of {tokens}: {got} vs {expected}"
+                    );
+                }
             }
         }
     }
@@ -564,8 +691,12 @@ mod tests {
     fn products_match_the_formats_definition_for_one_token_and_for_several_passes() {
         for tokens in [1, 2, 7, 8, 9, 17] {
             check_products(5, 96, tokens);
+            check_products(3, 160, tokens);
         }
+        // SmolLM2-135M's widths.
         check_products(3, 576, 1);
+        check_products(2, 1536, 1);
+        check_products(2, 1536, 9);
     }
 
     #[test]
@@ -608,20 +739,5 @@ mod tests {
         assert!(matrix.multiply(&input, 0..3, &mut [0.0; 3]).is_err());
         assert!(matrix.multiply(&input, 0..2, &mut [0.0; 1]).is_err());
         assert_eq!(matrix.bytes(), bytes.len());
-    }
-
-    #[test]
-    fn widening_agrees_with_half_on_every_finite_f16() {
-        let all: Vec<u16> = (0..=u16::MAX).collect();
-        let mut widened = vec![0.0; all.len()];
-        Arch::new().dispatch(|| widen_f16(&all, &mut widened));
-        for (bits, wide) in all.iter().zip(&widened) {
-            let expected = half::f16::from_bits(*bits);
-            if expected.is_finite() {
-                assert_eq!(wide.to_bits(), expected.to_f32().to_bits(), "{bits:#06x}");
-            } else {
-                assert!(wide.is_finite() && wide.abs() >= 65_536.0, "{bits:#06x}");
-            }
-        }
     }
 }

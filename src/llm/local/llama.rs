@@ -139,7 +139,6 @@ impl LlamaModel {
         })
     }
 
-    /// An empty cache for this model, able to hold the whole context.
     /// Weight matrices our `Q4_1` kernel multiplies (the embedding counted once when the output
     /// shares it).
     pub(super) fn q4_1_matrices(&self) -> usize {
@@ -175,6 +174,7 @@ impl LlamaModel {
         self.embedding.rows().unwrap_or(0)
     }
 
+    /// An empty cache for this model, able to hold the whole context.
     pub(super) fn new_cache(&self) -> KvCache {
         KvCache::new(&self.shape)
     }

@@ -55,9 +55,7 @@ impl Matrix {
     pub(super) fn forward(&self, x: &Tensor) -> Result<Tensor> {
         match self {
             Self::Candle(product) => product.forward(x),
-            Self::Q41(matrix) => products(&[matrix], x)?
-                .pop()
-                .ok_or_else(|| candle_core::Error::Msg("a product without a result".to_owned())),
+            Self::Q41(matrix) => product(matrix, x),
         }
     }
 
@@ -98,11 +96,10 @@ impl Matrix {
     }
 }
 
-/// `x × Wᵀ` for every matrix of `matrices` (all with the columns of `x`) by our kernel, the
-/// bands of rows shared among candle's barrier pool when the products are big enough to be
-/// worth it. (Handing a layer's query, key and value matrices, which read the same input, over
-/// together measured no faster than one at a time, so callers pass one.)
-fn products(matrices: &[&Q41Matrix], x: &Tensor) -> Result<Vec<Tensor>> {
+/// `x × Wᵀ` by our kernel, the bands of rows shared among candle's barrier pool when the
+/// product is big enough to be worth it. (Handing a layer's query, key and value matrices,
+/// which read the same input, over together measured no faster than one at a time.)
+fn product(matrix: &Q41Matrix, x: &Tensor) -> Result<Tensor> {
     let dims = x.dims().to_vec();
     let Some((&cols, leading)) = dims.split_last() else {
         candle_core::bail!("a product with a scalar");
@@ -112,24 +109,17 @@ fn products(matrices: &[&Q41Matrix], x: &Tensor) -> Result<Vec<Tensor>> {
     let values = values.to_vec1::<f32>()?;
     let input =
         Q41Input::new(&values, tokens, cols).map_err(|e| candle_core::Error::Msg(e.to_string()))?;
-    // Units of work: a band of rows of one matrix.
-    let units: Vec<(usize, std::ops::Range<usize>)> = matrices
-        .iter()
-        .enumerate()
-        .flat_map(|(index, matrix)| {
-            let rows = matrix.rows();
-            (0..rows.div_ceil(ROWS_PER_UNIT)).map(move |unit| {
-                let start = unit * ROWS_PER_UNIT;
-                (index, start..rows.min(start + ROWS_PER_UNIT))
-            })
+    let rows = matrix.rows();
+    // Units of work: a band of rows.
+    let units: Vec<std::ops::Range<usize>> = (0..rows.div_ceil(ROWS_PER_UNIT))
+        .map(|unit| {
+            let start = unit * ROWS_PER_UNIT;
+            start..rows.min(start + ROWS_PER_UNIT)
         })
         .collect();
     let work = |unit: usize| -> std::result::Result<Vec<f32>, String> {
-        let Some((index, range)) = units.get(unit) else {
+        let Some(range) = units.get(unit) else {
             return Err(format!("no unit {unit}"));
-        };
-        let Some(matrix) = matrices.get(*index) else {
-            return Err(format!("no matrix {index}"));
         };
         let mut out = vec![0.0; range.len() * tokens];
         matrix
@@ -137,20 +127,20 @@ fn products(matrices: &[&Q41Matrix], x: &Tensor) -> Result<Vec<Tensor>> {
             .map_err(|e| e.to_string())?;
         Ok(out)
     };
-    let weights: usize = matrices.iter().map(|m| m.rows() * m.cols()).sum();
-    let parts: Vec<std::result::Result<Vec<f32>, String>> = if weights * tokens >= PARALLEL_FROM {
-        let slots: Vec<OnceLock<_>> = units.iter().map(|_| OnceLock::new()).collect();
-        candle_core::utils::barrier_pool().execute_chunked(units.len(), |range| {
-            for unit in range {
-                if let Some(slot) = slots.get(unit) {
-                    let _ = slot.set(work(unit));
+    let parts: Vec<std::result::Result<Vec<f32>, String>> =
+        if rows * matrix.cols() * tokens >= PARALLEL_FROM {
+            let slots: Vec<OnceLock<_>> = units.iter().map(|_| OnceLock::new()).collect();
+            candle_core::utils::barrier_pool().execute_chunked(units.len(), |range| {
+                for unit in range {
+                    if let Some(slot) = slots.get(unit) {
+                        let _ = slot.set(work(unit));
+                    }
                 }
-            }
-        });
-        slots.into_iter().filter_map(OnceLock::into_inner).collect()
-    } else {
-        (0..units.len()).map(work).collect()
-    };
+            });
+            slots.into_iter().filter_map(OnceLock::into_inner).collect()
+        } else {
+            (0..units.len()).map(work).collect()
+        };
     if parts.len() != units.len() {
         candle_core::bail!(
             "{} of {} parts of a product came back",
@@ -158,23 +148,18 @@ fn products(matrices: &[&Q41Matrix], x: &Tensor) -> Result<Vec<Tensor>> {
             units.len()
         );
     }
-    // Each part is its rows × tokens; each result is tokens × rows.
-    let mut results: Vec<Vec<f32>> = matrices
-        .iter()
-        .map(|m| Vec::with_capacity(m.rows() * tokens))
-        .collect();
-    for ((index, range), part) in units.iter().zip(parts) {
+    // Each part is its rows × tokens; the result is tokens × rows.
+    let mut out = Vec::with_capacity(rows * tokens);
+    if tokens > 1 {
+        out.resize(rows * tokens, 0.0);
+    }
+    for (range, part) in units.iter().zip(parts) {
         let part = part.map_err(candle_core::Error::Msg)?;
-        let Some(out) = results.get_mut(*index) else {
-            continue;
-        };
         if tokens == 1 {
             // One token: the parts are the rows in order.
             out.extend(part);
             continue;
         }
-        let rows = matrices.get(*index).map_or(0, |m| m.rows());
-        out.resize(rows * tokens, 0.0);
         for (offset, products) in part.chunks_exact(tokens.max(1)).enumerate() {
             let row = range.start + offset;
             for (token, value) in products.iter().enumerate() {
@@ -184,13 +169,7 @@ fn products(matrices: &[&Q41Matrix], x: &Tensor) -> Result<Vec<Tensor>> {
             }
         }
     }
-    matrices
-        .iter()
-        .zip(results)
-        .map(|(matrix, out)| {
-            let mut shape = leading.to_vec();
-            shape.push(matrix.rows());
-            Tensor::from_vec(out, shape, &Device::Cpu)
-        })
-        .collect()
+    let mut shape = leading.to_vec();
+    shape.push(rows);
+    Tensor::from_vec(out, shape, &Device::Cpu)
 }

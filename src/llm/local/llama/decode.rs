@@ -11,6 +11,9 @@
 //! its own softmax maximum and sum, so chunks merge exactly as one softmax (the "online
 //! softmax" rescaling).
 //!
+//! With AVX-512 and 64-wide heads (SmolLM2's) a chunk runs on [`avx512`] instead, which
+//! keeps the rows and the weighted sums in registers and reads ahead of the rows it uses.
+//!
 //! From 1,024 cached positions the chunks are shared with candle's barrier pool, the threads
 //! that run the weight products: between two products its workers spin waiting for the next
 //! one, so they take chunks at once instead of taking the core from the caller. Spreading the
@@ -23,9 +26,11 @@
 // helper below must be inlined there.
 #![allow(clippy::inline_always)]
 
-use interviewer_kernels::widen_f16 as widen;
 use pulp::{Arch, Simd, WithSimd};
 use std::sync::OnceLock;
+
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 
 /// Positions per chunk: bounds the scores a chunk keeps (`group × CHUNK` floats, in L1).
 const CHUNK: usize = 256;
@@ -54,6 +59,16 @@ pub(super) struct HeadLayout {
 /// Softmax-weighted values of query `queries` (`heads × head_dim`, rotary applied) over the
 /// cached positions; returns `heads × head_dim`. Query head `h` reads KV head `h / group`.
 pub(super) fn attend(queries: &[f32], layer: &CachedLayer<'_>, heads: HeadLayout) -> Vec<f32> {
+    attend_by(queries, layer, heads, Widen::fastest())
+}
+
+/// [`attend`] on the instructions `widen` names.
+fn attend_by(
+    queries: &[f32],
+    layer: &CachedLayer<'_>,
+    heads: HeadLayout,
+    widen: Widen,
+) -> Vec<f32> {
     let HeadLayout {
         queries: count,
         kv: kv_heads,
@@ -70,14 +85,20 @@ pub(super) fn attend(queries: &[f32], layer: &CachedLayer<'_>, heads: HeadLayout
         let base = (kv * layer.capacity + start) * head_dim;
         let span = base..base + rows * head_dim;
         let first = kv * group * head_dim;
-        arch.dispatch(Chunk {
+        let chunk = |widen| Chunk {
             queries: queries.get(first..first + group * head_dim).unwrap_or(&[]),
             keys: layer.keys.get(span.clone()).unwrap_or(&[]),
-            values: layer.values.get(span).unwrap_or(&[]),
+            values: layer.values.get(span.clone()).unwrap_or(&[]),
             group,
             head_dim,
             scale,
-        })
+            widen,
+        };
+        match widen {
+            Widen::Portable => arch.dispatch(chunk(widen)),
+            #[cfg(target_arch = "x86_64")]
+            Widen::Avx512(simd) => Simd::vectorize(simd, chunk(widen)),
+        }
     };
     let units = kv_heads * chunks;
     let partials: Vec<Partial> = if layer.len >= PARALLEL_FROM {
@@ -145,18 +166,48 @@ struct Partial {
     out: Vec<f32>,
 }
 
-/// Widens the rows of `$halves` (each `$width` long) into `$buffer` four at a time, then one
-/// at a time for the rest, and runs `$body` on each block with the index of its first row. A
-/// macro rather than a function taking a closure: the closure was not inlined into `pulp`'s
-/// dispatch, lost its SIMD level and ran 7× slower.
+/// The instructions a chunk runs on. With AVX-512, 64-wide heads in groups of up to four take
+/// the register-resident kernel of [`avx512`], other shapes the portable kernel with rows
+/// widened by AVX-512's conversion instruction (a third of the portable kernel's instructions
+/// went to widening by [`interviewer_kernels::widen_f16`]).
+#[derive(Clone, Copy)]
+enum Widen {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx512(pulp::x86::V4),
+}
+
+impl Widen {
+    fn fastest() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = pulp::x86::V4::try_new() {
+            return Self::Avx512(simd);
+        }
+        Self::Portable
+    }
+
+    #[inline(always)]
+    fn run(self, halves: &[u16], out: &mut [f32]) {
+        match self {
+            Self::Portable => interviewer_kernels::widen_f16(halves, out),
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx512(simd) => interviewer_kernels::widen_f16_avx512(simd, halves, out),
+        }
+    }
+}
+
+/// Widens the rows of `$halves` (each `$width` long) into `$buffer` by `$widen`, four at a
+/// time, then one at a time for the rest, and runs `$body` on each block with the index of its
+/// first row. A macro rather than a function taking a closure: the closure was not inlined
+/// into `pulp`'s dispatch, lost its SIMD level and ran 7× slower.
 macro_rules! for_each_block {
-    ($halves:expr, $width:expr, $buffer:expr, |$first:ident, $block:ident| $body:block) => {{
+    ($halves:expr, $width:expr, $buffer:expr, $widen:expr, |$first:ident, $block:ident| $body:block) => {{
         let quads = $halves.chunks_exact(4 * $width);
         let rest = quads.remainder();
         let first_rest_row = ($halves.len() - rest.len()) / $width;
         for (index, quad) in quads.enumerate() {
             if let Some(wide) = $buffer.get_mut(..quad.len()) {
-                widen(quad, wide);
+                $widen.run(quad, wide);
                 let $first = 4 * index;
                 let $block = Block::Four(split4(wide, $width));
                 $body
@@ -164,7 +215,7 @@ macro_rules! for_each_block {
         }
         for (offset, row) in rest.chunks_exact($width).enumerate() {
             if let Some(wide) = $buffer.get_mut(..row.len()) {
-                widen(row, wide);
+                $widen.run(row, wide);
                 let $first = first_rest_row + offset;
                 let $block = Block::One(wide);
                 $body
@@ -183,6 +234,7 @@ struct Chunk<'a> {
     group: usize,
     head_dim: usize,
     scale: f32,
+    widen: Widen,
 }
 
 impl WithSimd for Chunk<'_> {
@@ -197,33 +249,52 @@ impl WithSimd for Chunk<'_> {
             group,
             head_dim,
             scale,
+            widen,
         } = self;
         let width = head_dim.max(1);
         let rows = keys.len() / width;
+        #[cfg(target_arch = "x86_64")]
+        let registers = match widen {
+            Widen::Avx512(simd) if head_dim == avx512::HEAD && group <= avx512::MAX_GROUP => {
+                Some(simd)
+            }
+            _ => None,
+        };
         // One buffer for the widened rows of a block, reused by both passes.
         let mut buffer = vec![0.0f32; 4 * width];
         // Scores, head-major: `scores[member * rows + row]`.
         let mut scores = vec![0.0f32; group * rows];
-        for_each_block!(keys, width, buffer, |first_row, block| {
-            for (member, query) in queries.chunks_exact(width).enumerate() {
-                let base = member * rows + first_row;
-                match block {
-                    Block::Four(four) => {
-                        let dots = dot4(simd, query, four);
-                        if let Some(slots) = scores.get_mut(base..base + 4) {
-                            for (slot, dot) in slots.iter_mut().zip(dots) {
-                                *slot = dot * scale;
+        #[cfg(target_arch = "x86_64")]
+        let keys_done = if let Some(simd) = registers {
+            avx512::scores(simd, queries, keys, scale, &mut scores);
+            true
+        } else {
+            false
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let keys_done = false;
+        if !keys_done {
+            for_each_block!(keys, width, buffer, widen, |first_row, block| {
+                for (member, query) in queries.chunks_exact(width).enumerate() {
+                    let base = member * rows + first_row;
+                    match block {
+                        Block::Four(four) => {
+                            let dots = dot4(simd, query, four);
+                            if let Some(slots) = scores.get_mut(base..base + 4) {
+                                for (slot, dot) in slots.iter_mut().zip(dots) {
+                                    *slot = dot * scale;
+                                }
+                            }
+                        }
+                        Block::One(key) => {
+                            if let Some(slot) = scores.get_mut(base) {
+                                *slot = dot(simd, query, key) * scale;
                             }
                         }
                     }
-                    Block::One(key) => {
-                        if let Some(slot) = scores.get_mut(base) {
-                            *slot = dot(simd, query, key) * scale;
-                        }
-                    }
                 }
-            }
-        });
+            });
+        }
         let mut max = vec![f32::NEG_INFINITY; group];
         let mut sum = vec![0.0f32; group];
         for (member, row_scores) in scores.chunks_exact_mut(rows.max(1)).enumerate() {
@@ -235,7 +306,19 @@ impl WithSimd for Chunk<'_> {
             }
         }
         let mut out = vec![0.0f32; group * head_dim];
-        for_each_block!(values, width, buffer, |first_row, block| {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = registers {
+            match group {
+                1 => avx512::weighted_values::<1>(simd, &scores, values, &mut out),
+                2 => avx512::weighted_values::<2>(simd, &scores, values, &mut out),
+                3 => avx512::weighted_values::<3>(simd, &scores, values, &mut out),
+                _ => avx512::weighted_values::<{ avx512::MAX_GROUP }>(
+                    simd, &scores, values, &mut out,
+                ),
+            }
+            return Partial { max, sum, out };
+        }
+        for_each_block!(values, width, buffer, widen, |first_row, block| {
             for (member, target) in out.chunks_exact_mut(width).enumerate() {
                 let base = member * rows + first_row;
                 match block {
@@ -492,15 +575,22 @@ mod tests {
             capacity,
             len,
         };
-        let ours = attend(&queries, &layer, heads);
         let expected = reference(&queries, &layer, heads);
-        assert_eq!(ours.len(), expected.len());
-        let worst = ours
-            .iter()
-            .zip(&expected)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f32::max);
-        assert!(worst < 1e-4, "len {len}: differs by {worst}");
+        for widen in [Widen::Portable, Widen::fastest()] {
+            let ours = attend_by(&queries, &layer, heads, widen);
+            assert_eq!(ours.len(), expected.len());
+            let worst = ours
+                .iter()
+                .zip(&expected)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f32::max);
+            let path = match widen {
+                Widen::Portable => "portable",
+                #[cfg(target_arch = "x86_64")]
+                Widen::Avx512(_) => "AVX-512",
+            };
+            assert!(worst < 1e-4, "{path}, len {len}: differs by {worst}");
+        }
     }
 
     #[test]
@@ -512,6 +602,18 @@ mod tests {
         };
         for len in [1, 7, CHUNK, CHUNK + 1, 3 * CHUNK + 17, PARALLEL_FROM + 300] {
             check(len, 1_400, smollm);
+        }
+    }
+
+    #[test]
+    fn every_group_size_of_64_wide_heads_works() {
+        for group in 1..=6 {
+            let heads = HeadLayout {
+                queries: 2 * group,
+                kv: 2,
+                size: 64,
+            };
+            check(CHUNK + 6, 300, heads);
         }
     }
 

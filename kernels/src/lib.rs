@@ -1,5 +1,5 @@
-//! The local language model's hot loops: the weight products of a `Q4_1` model and the widening
-//! of f16 bit patterns they and the KV cache need.
+//! The local language model's hot loops: the weight products of a `Q4_1` model (and of its
+//! `Q8_0` token embedding) and the widening of f16 bit patterns they and the KV cache need.
 //!
 //! They live in a crate of their own for one reason: the project's dev and test profiles
 //! optimise dependencies but not the project itself, so that its own code builds quickly.
@@ -14,8 +14,10 @@
 #![allow(clippy::inline_always)]
 
 mod q4_1;
+mod q8_0;
 
-pub use q4_1::{BLOCK, Q41Input, Q41Matrix, ShapeError, TOKENS_PER_PASS};
+pub use q4_1::{Activations, BLOCK, Q41Matrix, ShapeError, TOKENS_PER_PASS};
+pub use q8_0::Q80Matrix;
 
 /// The f32 values of f16 bit patterns, written so the compiler vectorises it under the SIMD
 /// level `pulp` chose: exponent and mantissa moved into place and rescaled by 2¹¹² (which also

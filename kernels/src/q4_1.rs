@@ -9,7 +9,7 @@
 //! Here the weights stay as they are in the file, split into three arrays (scales, minimums,
 //! nibbles) so that a row's scales widen in one vectorised pass. A block's product with an
 //! activation block is `d × Σ qᵢxᵢ + m × Σ xᵢ`, with `Σ xᵢ` computed once per product
-//! ([`Q41Input`]). On x86-64 with AVX2 `Σ qᵢxᵢ` is an integer product against activations
+//! ([`Activations`]). On x86-64 with AVX2 `Σ qᵢxᵢ` is an integer product against activations
 //! rounded to 8 bits per block, as llama.cpp and candle do for 4-bit weights (`avx2`);
 //! elsewhere the nibbles are widened to f32 and multiplied in f32 (exact to float rounding, and
 //! the reference the tests hold the integer path to). Either way a block's nibbles are
@@ -31,6 +31,8 @@ use crate::widen_f16;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx2::{lanes_sum, read_ahead};
 
 /// Weights per block.
 pub const BLOCK: usize = 32;
@@ -44,7 +46,7 @@ pub const TOKENS_PER_PASS: usize = 8;
 
 /// A matrix or an input that does not have the shape it claims.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShapeError(String);
+pub struct ShapeError(pub(crate) String);
 
 impl fmt::Display for ShapeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -168,24 +170,11 @@ impl Q41Matrix {
     /// are an error; the caller splits the rows across threads.
     pub fn multiply(
         &self,
-        input: &Q41Input,
+        input: &Activations,
         rows: Range<usize>,
         out: &mut [f32],
     ) -> Result<(), ShapeError> {
-        if input.cols != self.cols {
-            return Err(ShapeError(format!(
-                "an input of {} values per token for rows of {}",
-                input.cols, self.cols
-            )));
-        }
-        if rows.end > self.rows || out.len() != rows.len() * input.tokens {
-            return Err(ShapeError(format!(
-                "rows {rows:?} of {} into {} outputs for {} tokens",
-                self.rows,
-                out.len(),
-                input.tokens
-            )));
-        }
+        input.check(self.cols, self.rows, &rows, out.len())?;
         match input.path {
             #[cfg(target_arch = "x86_64")]
             Path::Avx2 => {
@@ -209,9 +198,9 @@ impl Q41Matrix {
 }
 
 /// The instructions a product runs on. An input is laid out for one of them
-/// ([`Q41Input::new`] picks the faster where the CPU has it).
+/// ([`Activations::new`] picks the faster where the CPU has it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Path {
+pub(crate) enum Path {
     /// 256-bit integer products, one block per instruction (x86-64 with AVX2 and FMA).
     #[cfg(target_arch = "x86_64")]
     Avx2,
@@ -231,8 +220,19 @@ impl Path {
         Self::Portable
     }
 
+    /// The paths this CPU can take.
+    #[cfg(test)]
+    pub(crate) fn available() -> Vec<Self> {
+        let mut paths = vec![Self::Portable];
+        #[cfg(target_arch = "x86_64")]
+        if pulp::x86::V3::try_new().is_some() {
+            paths.push(Self::Avx2);
+        }
+        paths
+    }
+
     /// Whether products on this path read the activations rounded to 8 bits (else as f32).
-    fn is_integer(self) -> bool {
+    pub(crate) fn is_integer(self) -> bool {
         self != Self::Portable
     }
 }
@@ -240,7 +240,7 @@ impl Path {
 /// Tokens' activations laid out for [`Q41Matrix::multiply`]: in passes of up to
 /// [`TOKENS_PER_PASS`] tokens, and within a pass block by block, so that one block of weights
 /// meets every token of the pass in consecutive memory; with each block's sum.
-pub struct Q41Input {
+pub struct Activations {
     cols: usize,
     tokens: usize,
     /// The path the products will take; the layouts below are those it reads.
@@ -255,14 +255,14 @@ pub struct Q41Input {
     steps: Vec<f32>,
 }
 
-impl Q41Input {
+impl Activations {
     /// `values` holds `tokens` rows of `cols` activations, laid out for the fastest path this
     /// CPU has.
     pub fn new(values: &[f32], tokens: usize, cols: usize) -> Result<Self, ShapeError> {
         Self::for_path(values, tokens, cols, Path::fastest())
     }
 
-    fn for_path(
+    pub(crate) fn for_path(
         values: &[f32],
         tokens: usize,
         cols: usize,
@@ -310,8 +310,36 @@ impl Q41Input {
         self.tokens
     }
 
+    pub(crate) fn path(&self) -> Path {
+        self.path
+    }
+
+    /// Whether these activations fit a product by rows `rows` of a matrix of `matrix_rows ×
+    /// cols` into `outputs` values.
+    pub(crate) fn check(
+        &self,
+        cols: usize,
+        matrix_rows: usize,
+        rows: &Range<usize>,
+        outputs: usize,
+    ) -> Result<(), ShapeError> {
+        if self.cols != cols {
+            return Err(ShapeError(format!(
+                "an input of {} values per token for rows of {cols}",
+                self.cols
+            )));
+        }
+        if rows.end > matrix_rows || outputs != rows.len() * self.tokens {
+            return Err(ShapeError(format!(
+                "rows {rows:?} of {matrix_rows} into {outputs} outputs for {} tokens",
+                self.tokens
+            )));
+        }
+        Ok(())
+    }
+
     /// Each pass of up to [`TOKENS_PER_PASS`] tokens.
-    fn passes(&self) -> impl Iterator<Item = Pass<'_>> {
+    pub(crate) fn passes(&self) -> impl Iterator<Item = Pass<'_>> {
         let per_block = self.cols / BLOCK;
         let per_pass = TOKENS_PER_PASS * per_block;
         let passes = self.tokens.div_ceil(TOKENS_PER_PASS);
@@ -333,15 +361,15 @@ impl Q41Input {
 }
 
 /// Some tokens' activations, block by block and within a block token by token.
-struct Pass<'a> {
+pub(crate) struct Pass<'a> {
     /// The pass's first token.
-    first: usize,
+    pub(crate) first: usize,
     /// Its tokens.
-    count: usize,
-    values: &'a [f32],
-    sums: &'a [f32],
-    quantized: &'a [[i8; BLOCK]],
-    steps: &'a [f32],
+    pub(crate) count: usize,
+    pub(crate) values: &'a [f32],
+    pub(crate) sums: &'a [f32],
+    pub(crate) quantized: &'a [[i8; BLOCK]],
+    pub(crate) steps: &'a [f32],
 }
 
 /// A block of activations as 8-bit integers and the step that scales them back: the largest
@@ -374,7 +402,7 @@ trait RowProducts {
 struct Products<'a, K> {
     kernel: K,
     matrix: &'a Q41Matrix,
-    input: &'a Q41Input,
+    input: &'a Activations,
     rows: Range<usize>,
     out: &'a mut [f32],
 }
@@ -384,7 +412,7 @@ impl<'a, K: RowProducts> Products<'a, K> {
     fn new(
         kernel: K,
         matrix: &'a Q41Matrix,
-        input: &'a Q41Input,
+        input: &'a Activations,
         rows: Range<usize>,
         out: &'a mut [f32],
     ) -> Self {
@@ -443,7 +471,7 @@ impl<K: RowProducts> WithSimd for Products<'_, K> {
 /// The portable path's dispatch: its kernel needs the SIMD level `pulp` picks.
 struct Portable<'a> {
     matrix: &'a Q41Matrix,
-    input: &'a Q41Input,
+    input: &'a Activations,
     rows: Range<usize>,
     out: &'a mut [f32],
 }
@@ -640,26 +668,14 @@ mod tests {
         out
     }
 
-    /// The paths this CPU can take.
-    fn paths() -> Vec<Path> {
-        let mut paths = vec![Path::Portable];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if pulp::x86::V3::try_new().is_some() {
-                paths.push(Path::Avx2);
-            }
-        }
-        paths
-    }
-
     /// Every path this CPU has against the definition: the portable one to f32 rounding, the
     /// integer one
     /// (8-bit activations) to 1% of the products' magnitude.
     fn check_products(rows: usize, cols: usize, tokens: usize) {
         let (matrix, bytes) = matrix(rows, cols);
         let values = activations(tokens, cols);
-        for path in paths() {
-            let input = Q41Input::for_path(&values, tokens, cols, path).unwrap();
+        for path in Path::available() {
+            let input = Activations::for_path(&values, tokens, cols, path).unwrap();
             let mut out = vec![0.0; rows * tokens];
             matrix.multiply(&input, 0..rows, &mut out).unwrap();
             for row in 0..rows {
@@ -703,7 +719,7 @@ mod tests {
     fn a_row_range_gives_the_same_products_as_the_whole_matrix() {
         let (matrix, _) = matrix(10, 64);
         let values = activations(3, 64);
-        let input = Q41Input::new(&values, 3, 64).unwrap();
+        let input = Activations::new(&values, 3, 64).unwrap();
         let mut whole = vec![0.0; 30];
         matrix.multiply(&input, 0..10, &mut whole).unwrap();
         let mut part = vec![0.0; 12];
@@ -731,11 +747,11 @@ mod tests {
         let (matrix, bytes) = matrix(2, 64);
         assert!(Q41Matrix::from_ggml(&bytes, 2, 48).is_err());
         assert!(Q41Matrix::from_ggml(&bytes[1..], 2, 64).is_err());
-        assert!(Q41Input::new(&[0.0; 63], 1, 63).is_err());
-        assert!(Q41Input::new(&[0.0; 64], 2, 64).is_err());
-        let input = Q41Input::new(&[0.0; 32], 1, 32).unwrap();
+        assert!(Activations::new(&[0.0; 63], 1, 63).is_err());
+        assert!(Activations::new(&[0.0; 64], 2, 64).is_err());
+        let input = Activations::new(&[0.0; 32], 1, 32).unwrap();
         assert!(matrix.multiply(&input, 0..2, &mut [0.0; 2]).is_err());
-        let input = Q41Input::new(&[0.0; 64], 1, 64).unwrap();
+        let input = Activations::new(&[0.0; 64], 1, 64).unwrap();
         assert!(matrix.multiply(&input, 0..3, &mut [0.0; 3]).is_err());
         assert!(matrix.multiply(&input, 0..2, &mut [0.0; 1]).is_err());
         assert_eq!(matrix.bytes(), bytes.len());

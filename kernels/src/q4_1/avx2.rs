@@ -3,7 +3,7 @@
 //!
 //! Widening nibbles to f32 and multiplying in f32 costs about twenty instructions per block,
 //! which kept the portable kernel at about a third of the speed memory allows. Here the
-//! activations are rounded to 8 bits per block ([`super::Q41Input`] does it once per product) and a
+//! activations are rounded to 8 bits per block ([`super::Activations`] does it once per product) and a
 //! block's 32 nibble × activation products are summed by two integer instructions
 //! (`vpmaddubsw`, then `vpmaddwd`), about ten instructions per block in all. The rounding is
 //! the one llama.cpp and candle apply to activations for their 4-bit kernels; the minimum term
@@ -66,14 +66,16 @@ pub(super) fn minimum_term<S: Simd>(simd: S, minimum: &[f32], sums: &[f32]) -> f
 /// processor's own prefetchers stop at.
 const PREFETCH_AHEAD: usize = 4096;
 
-/// Asks for the nibbles [`PREFETCH_AHEAD`] bytes past `bytes` to be loaded into the cache.
+/// Asks for the weights [`PREFETCH_AHEAD`] bytes past `at` to be loaded into the cache.
 /// A product streams through its matrix once, and the hardware prefetchers alone kept two
 /// threads at about 10 GB/s of the 18 GB/s this machine reads sequentially; with this, the
 /// products of a generated token (84 MB) took 4.0–6.5 ms instead of 5.6–8.6 ms on two
 /// threads. Past the end of the matrix the address is never read: a prefetch cannot fault.
 #[inline(always)]
-fn prefetch(simd: V3, bytes: &[u8; NIBBLE_BYTES]) {
-    let ahead = bytes.as_ptr().cast::<i8>().wrapping_add(PREFETCH_AHEAD);
+pub(crate) fn read_ahead<T>(simd: V3, at: &T) {
+    let ahead = std::ptr::from_ref(at)
+        .cast::<i8>()
+        .wrapping_add(PREFETCH_AHEAD);
     simd.sse
         ._mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ahead);
 }
@@ -102,7 +104,7 @@ pub(super) fn block_dot(simd: V3, weights: __m256i, activations: &[i8; BLOCK]) -
 }
 
 #[inline(always)]
-pub(super) fn lanes_sum(lanes: __m256) -> f32 {
+pub(crate) fn lanes_sum(lanes: __m256) -> f32 {
     let values: [f32; 8] = pulp::cast(lanes);
     values.iter().sum()
 }
@@ -124,7 +126,7 @@ fn one_token(
         .zip(quantized.chunks_exact(2));
     for ((bytes, factors), activations) in pairs {
         if let ([b0, b1], [f0, f1], [x0, x1]) = (bytes, factors, activations) {
-            prefetch(simd, b0);
+            read_ahead(simd, b0);
             let d0 = block_dot(simd, unpack(simd, b0), x0);
             let d1 = block_dot(simd, unpack(simd, b1), x1);
             even = simd
@@ -167,7 +169,7 @@ pub(super) fn several_tokens(simd: V3, row: &RowWeights<'_>, pass: &Pass<'_>, ta
                 .zip(pass.sums.chunks_exact(count)),
         );
     for (((bytes, (d, m)), activations), (steps, sums)) in blocks {
-        prefetch(simd, bytes);
+        read_ahead(simd, bytes);
         let weights = unpack(simd, bytes);
         let per_token = acc
             .iter_mut()

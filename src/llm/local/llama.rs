@@ -153,10 +153,7 @@ impl LlamaModel {
                 &layer.down,
             ]
         });
-        let tied = matches!(
-            (&self.embedding, &self.output),
-            (Matrix::Q41(a), Matrix::Q41(b)) if std::sync::Arc::ptr_eq(a, b)
-        );
+        let tied = self.embedding.is_shared_with(&self.output);
         let ends: &[&Matrix] = if tied {
             &[&self.embedding]
         } else {
@@ -164,7 +161,7 @@ impl LlamaModel {
         };
         layers
             .chain(ends.iter().copied())
-            .filter(|m| m.is_ours())
+            .filter(|m| m.is_q4_1())
             .count()
     }
 

@@ -334,7 +334,18 @@ fn ending(text: &str) -> Result<(), QuestionProblem> {
         let cut_punctuation = before
             .trim_end()
             .ends_with([',', ';', ':', '-', '–', '—', '(']);
-        if DANGLING_WORDS.contains(&last_word.as_str()) || unbalanced || cut_punctuation {
+        // "…, you have not yet mentioned, so?": a connective after a comma that starts a clause
+        // it never finishes ("Why do you think so?" ends a question).
+        let trailing_connective = matches!(last_word.as_str(), "so" | "then" | "like")
+            && before
+                .trim_end()
+                .rsplit_once(char::is_whitespace)
+                .is_some_and(|(head, _)| head.trim_end().ends_with(','));
+        if DANGLING_WORDS.contains(&last_word.as_str())
+            || unbalanced
+            || cut_punctuation
+            || trailing_connective
+        {
             return Err(QuestionProblem::CutMidSentence { ending: tail });
         }
         return Ok(());

@@ -41,6 +41,9 @@ const NARRATION: &[&str] = &[
     "ready to ask",
     "interviewer",
     "you asked me",
+    // The model answering as the respondent, or telling the respondent what to ask.
+    "ask me",
+    "you can ask",
 ];
 
 /// Verbs that follow "are you" only in a broken sentence (`Are you tell me …`).
@@ -346,6 +349,15 @@ mod tests {
             (
                 "Are you ready to ask about the climate and why it matters?",
                 |p| matches!(p, RelevanceProblem::Narration { .. }),
+            ),
+            (
+                "Are you just ask me about the climate?",
+                |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "ask me"),
+            ),
+            (
+                "You can ask about the climate, but it's more than just a little bit, you have \
+                 to understand/see?",
+                |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "you can ask"),
             ),
         ];
         for (question, expected) in cases {

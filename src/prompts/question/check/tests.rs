@@ -241,6 +241,8 @@ fn cut_and_unfinished_replies_are_refused() {
         "What do you like about it (at home?",
         "What does \"creamy mean to you?",
         "What makes it different from the other options,especially,?",
+        "What do you choose, and what makes it different from the alternatives, you have not \
+         yet mentioned, so?",
     ] {
         assert!(
             matches!(problem(text), QuestionProblem::CutMidSentence { .. }),
@@ -273,6 +275,7 @@ fn one_question_of_four_to_forty_five_words() {
     let at_limit = format!("{} milk?", "oat ".repeat(MAX_QUESTION_WORDS - 1));
     assert_eq!(check_question(&at_limit, TERMS), Ok(()));
     assert_eq!(check_question("Why does that matter?", TERMS), Ok(()));
+    assert_eq!(check_question("Why do you think so?", TERMS), Ok(()));
     assert_eq!(problem("  \n "), QuestionProblem::Empty);
 }
 

@@ -56,6 +56,31 @@ impl fmt::Display for ShapeError {
 
 impl std::error::Error for ShapeError {}
 
+/// The number of blocks in a GGUF tensor of `format` (`block_bytes` per block) holding `rows ×
+/// cols` weights, or what does not fit.
+pub(crate) fn blocks_in(
+    bytes: &[u8],
+    rows: usize,
+    cols: usize,
+    block_bytes: usize,
+    format: &str,
+) -> Result<usize, ShapeError> {
+    if cols == 0 || !cols.is_multiple_of(BLOCK) {
+        return Err(ShapeError(format!(
+            "a {format} row of {cols} weights is not a whole number of {BLOCK}-weight blocks"
+        )));
+    }
+    let blocks = rows * (cols / BLOCK);
+    if bytes.len() != blocks * block_bytes {
+        return Err(ShapeError(format!(
+            "{} bytes do not hold {rows} × {cols} {format} weights ({} bytes)",
+            bytes.len(),
+            blocks * block_bytes
+        )));
+    }
+    Ok(blocks)
+}
+
 /// A `Q4_1` matrix of `rows × cols` weights (`cols` a multiple of [`BLOCK`]).
 pub struct Q41Matrix {
     rows: usize,
@@ -72,19 +97,7 @@ pub struct Q41Matrix {
 impl Q41Matrix {
     /// The matrix from a GGUF tensor's bytes.
     pub fn from_ggml(bytes: &[u8], rows: usize, cols: usize) -> Result<Self, ShapeError> {
-        if cols == 0 || !cols.is_multiple_of(BLOCK) {
-            return Err(ShapeError(format!(
-                "a Q4_1 row of {cols} weights is not a whole number of {BLOCK}-weight blocks"
-            )));
-        }
-        let blocks = rows * (cols / BLOCK);
-        if bytes.len() != blocks * BLOCK_BYTES {
-            return Err(ShapeError(format!(
-                "{} bytes do not hold {rows} × {cols} Q4_1 weights ({} bytes)",
-                bytes.len(),
-                blocks * BLOCK_BYTES
-            )));
-        }
+        let blocks = blocks_in(bytes, rows, cols, BLOCK_BYTES, "Q4_1")?;
         let mut scales = Vec::with_capacity(blocks);
         let mut minimums = Vec::with_capacity(blocks);
         let mut nibbles = Vec::with_capacity(blocks);

@@ -33,19 +33,7 @@ pub struct Q80Matrix {
 impl Q80Matrix {
     /// The matrix from a GGUF tensor's bytes.
     pub fn from_ggml(bytes: &[u8], rows: usize, cols: usize) -> Result<Self, ShapeError> {
-        if cols == 0 || !cols.is_multiple_of(BLOCK) {
-            return Err(ShapeError(format!(
-                "a Q8_0 row of {cols} weights is not a whole number of {BLOCK}-weight blocks"
-            )));
-        }
-        let blocks = rows * (cols / BLOCK);
-        if bytes.len() != blocks * BLOCK_BYTES {
-            return Err(ShapeError(format!(
-                "{} bytes do not hold {rows} × {cols} Q8_0 weights ({} bytes)",
-                bytes.len(),
-                blocks * BLOCK_BYTES
-            )));
-        }
+        let blocks = crate::q4_1::blocks_in(bytes, rows, cols, BLOCK_BYTES, "Q8_0")?;
         let mut scales = Vec::with_capacity(blocks);
         let mut quants = Vec::with_capacity(blocks);
         for block in bytes.chunks_exact(BLOCK_BYTES) {
@@ -124,16 +112,8 @@ impl Q80Matrix {
                         "an input laid out for AVX2, which this CPU does not have".to_owned(),
                     ));
                 };
-                Simd::vectorize(
-                    simd,
-                    avx2::Products {
-                        simd,
-                        matrix: self,
-                        input,
-                        rows,
-                        out,
-                    },
-                );
+                let kernel = avx2::Kernel::new(simd);
+                Simd::vectorize(simd, Products::new(kernel, self, input, rows, out));
             }
             Path::Portable => Arch::new().dispatch(Portable {
                 matrix: self,
@@ -146,8 +126,76 @@ impl Q80Matrix {
     }
 }
 
-/// The portable products of some rows, as one SIMD dispatch: each block widened to f32 once
-/// for the tokens of a pass.
+/// What one instruction set does with a row's blocks (their scales widened) and a pass of
+/// tokens: the products into `target`, one per token.
+trait PassProducts {
+    fn products(
+        &mut self,
+        quants: &[[i8; BLOCK]],
+        scale: &[f32],
+        pass: &Pass<'_>,
+        target: &mut [f32],
+    );
+}
+
+/// The products of some rows by one kernel, as one SIMD dispatch: each row's scales are
+/// widened once for all the passes.
+struct Products<'a, K> {
+    kernel: K,
+    matrix: &'a Q80Matrix,
+    input: &'a Activations,
+    rows: Range<usize>,
+    out: &'a mut [f32],
+}
+
+impl<'a, K: PassProducts> Products<'a, K> {
+    fn new(
+        kernel: K,
+        matrix: &'a Q80Matrix,
+        input: &'a Activations,
+        rows: Range<usize>,
+        out: &'a mut [f32],
+    ) -> Self {
+        Self {
+            kernel,
+            matrix,
+            input,
+            rows,
+            out,
+        }
+    }
+}
+
+impl<K: PassProducts> WithSimd for Products<'_, K> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        let Self {
+            mut kernel,
+            matrix,
+            input,
+            rows,
+            out,
+        } = self;
+        let tokens = input.tokens();
+        let mut scale = vec![0.0f32; matrix.cols / BLOCK];
+        let passes: Vec<Pass<'_>> = input.passes().collect();
+        for (row, target) in rows.zip(out.chunks_exact_mut(tokens.max(1))) {
+            let Some((quants, halves)) = matrix.row(row) else {
+                continue;
+            };
+            widen_f16(halves, &mut scale);
+            for pass in &passes {
+                if let Some(target) = target.get_mut(pass.first..pass.first + pass.count) {
+                    kernel.products(quants, &scale, pass, target);
+                }
+            }
+        }
+    }
+}
+
+/// The portable path's dispatch: its kernel needs the SIMD level `pulp` picks.
 struct Portable<'a> {
     matrix: &'a Q80Matrix,
     input: &'a Activations,
@@ -166,41 +214,45 @@ impl WithSimd for Portable<'_> {
             rows,
             out,
         } = self;
-        let tokens = input.tokens();
-        let mut scale = vec![0.0f32; matrix.cols / BLOCK];
-        let passes: Vec<Pass<'_>> = input.passes().collect();
-        for (row, target) in rows.zip(out.chunks_exact_mut(tokens.max(1))) {
-            let Some((quants, halves)) = matrix.row(row) else {
-                continue;
-            };
-            widen_f16(halves, &mut scale);
-            for pass in &passes {
-                let count = pass.count;
-                let Some(target) = target.get_mut(pass.first..pass.first + count) else {
-                    continue;
-                };
-                let mut acc = [simd.splat_f32s(0.0); TOKENS_PER_PASS];
-                let blocks = quants
-                    .iter()
-                    .zip(&scale)
-                    .zip(pass.values.chunks_exact(BLOCK * count));
-                for ((block, d), activations) in blocks {
-                    let mut weights = [0.0f32; BLOCK];
-                    for (w, q) in weights.iter_mut().zip(block) {
-                        *w = d * f32::from(*q);
-                    }
-                    let (w_lanes, _) = S::as_simd_f32s(&weights);
-                    for (acc, x) in acc.iter_mut().zip(activations.chunks_exact(BLOCK)) {
-                        let (x_lanes, _) = S::as_simd_f32s(x);
-                        for (w, x) in w_lanes.iter().zip(x_lanes) {
-                            *acc = simd.mul_add_f32s(*w, *x, *acc);
-                        }
-                    }
-                }
-                for (slot, acc) in target.iter_mut().zip(acc) {
-                    *slot = simd.reduce_sum_f32s(acc);
+        Products::new(PortableKernel { simd }, matrix, input, rows, out).with_simd(simd);
+    }
+}
+
+/// f32 products: each block widened to f32 once for the tokens of a pass.
+struct PortableKernel<S> {
+    simd: S,
+}
+
+impl<S: Simd> PassProducts for PortableKernel<S> {
+    #[inline(always)]
+    fn products(
+        &mut self,
+        quants: &[[i8; BLOCK]],
+        scale: &[f32],
+        pass: &Pass<'_>,
+        target: &mut [f32],
+    ) {
+        let simd = self.simd;
+        let mut acc = [simd.splat_f32s(0.0); TOKENS_PER_PASS];
+        let blocks = quants
+            .iter()
+            .zip(scale)
+            .zip(pass.values.chunks_exact(BLOCK * pass.count));
+        for ((block, d), activations) in blocks {
+            let mut weights = [0.0f32; BLOCK];
+            for (w, q) in weights.iter_mut().zip(block) {
+                *w = d * f32::from(*q);
+            }
+            let (w_lanes, _) = S::as_simd_f32s(&weights);
+            for (acc, x) in acc.iter_mut().zip(activations.chunks_exact(BLOCK)) {
+                let (x_lanes, _) = S::as_simd_f32s(x);
+                for (w, x) in w_lanes.iter().zip(x_lanes) {
+                    *acc = simd.mul_add_f32s(*w, *x, *acc);
                 }
             }
+        }
+        for (slot, acc) in target.iter_mut().zip(acc) {
+            *slot = simd.reduce_sum_f32s(acc);
         }
     }
 }
@@ -210,77 +262,61 @@ mod avx2 {
     //! The `Q8_0` products with AVX2 integer instructions.
 
     use std::arch::x86_64::__m256i;
-    use std::ops::Range;
 
-    use pulp::WithSimd;
     use pulp::x86::V3;
 
-    use super::{Activations, BLOCK, Pass, Q80Matrix, TOKENS_PER_PASS, widen_f16};
+    use super::{BLOCK, Pass, PassProducts, TOKENS_PER_PASS};
     use crate::q4_1::{lanes_sum, read_ahead};
 
-    pub(super) struct Products<'a> {
-        pub(super) simd: V3,
-        pub(super) matrix: &'a Q80Matrix,
-        pub(super) input: &'a Activations,
-        pub(super) rows: Range<usize>,
-        pub(super) out: &'a mut [f32],
+    pub(super) struct Kernel {
+        simd: V3,
     }
 
-    impl WithSimd for Products<'_> {
-        type Output = ();
+    impl Kernel {
+        pub(super) fn new(simd: V3) -> Self {
+            Self { simd }
+        }
+    }
 
+    impl PassProducts for Kernel {
         #[inline(always)]
-        fn with_simd<S: pulp::Simd>(self, _: S) {
-            let Self {
-                simd,
-                matrix,
-                input,
-                rows,
-                out,
-            } = self;
-            let tokens = input.tokens();
+        fn products(
+            &mut self,
+            quants: &[[i8; BLOCK]],
+            scale: &[f32],
+            pass: &Pass<'_>,
+            target: &mut [f32],
+        ) {
+            let simd = self.simd;
+            let count = pass.count;
             let ones = simd.avx._mm256_set1_epi16(1);
-            let mut scale = vec![0.0f32; matrix.cols / BLOCK];
-            let passes: Vec<Pass<'_>> = input.passes().collect();
-            for (row, target) in rows.zip(out.chunks_exact_mut(tokens.max(1))) {
-                let Some((quants, halves)) = matrix.row(row) else {
-                    continue;
-                };
-                widen_f16(halves, &mut scale);
-                for pass in &passes {
-                    let count = pass.count;
-                    let Some(target) = target.get_mut(pass.first..pass.first + count) else {
-                        continue;
-                    };
-                    let mut acc = [simd.avx._mm256_setzero_ps(); TOKENS_PER_PASS];
-                    let blocks = quants.iter().zip(&scale).zip(
-                        pass.quantized
-                            .chunks_exact(count)
-                            .zip(pass.steps.chunks_exact(count)),
+            let mut acc = [simd.avx._mm256_setzero_ps(); TOKENS_PER_PASS];
+            let blocks = quants.iter().zip(scale).zip(
+                pass.quantized
+                    .chunks_exact(count)
+                    .zip(pass.steps.chunks_exact(count)),
+            );
+            for ((block, d), (activations, steps)) in blocks {
+                read_ahead(simd, block);
+                let weights: __m256i = pulp::cast(*block);
+                // `vpmaddubsw` takes unsigned × signed bytes: the weights' magnitudes (-128
+                // becomes 128 read unsigned) times the activations carrying the weights'
+                // signs. Pairs stay within ±32,512.
+                let magnitudes = simd.avx2._mm256_sign_epi8(weights, weights);
+                let per_token = acc.iter_mut().zip(activations.iter().zip(steps));
+                for (acc, (x, step)) in per_token {
+                    let signed = simd.avx2._mm256_sign_epi8(pulp::cast(*x), weights);
+                    let pairs = simd.avx2._mm256_maddubs_epi16(magnitudes, signed);
+                    let sums = simd.avx2._mm256_madd_epi16(pairs, ones);
+                    *acc = simd.fma._mm256_fmadd_ps(
+                        simd.avx._mm256_set1_ps(d * step),
+                        simd.avx._mm256_cvtepi32_ps(sums),
+                        *acc,
                     );
-                    for ((block, d), (activations, steps)) in blocks {
-                        read_ahead(simd, block);
-                        let weights: __m256i = pulp::cast(*block);
-                        // `vpmaddubsw` takes unsigned × signed bytes: the weights' magnitudes
-                        // (-128 becomes 128 read unsigned) times the activations carrying the
-                        // weights' signs. Pairs stay within ±32,512.
-                        let magnitudes = simd.avx2._mm256_sign_epi8(weights, weights);
-                        let per_token = acc.iter_mut().zip(activations.iter().zip(steps));
-                        for (acc, (x, step)) in per_token {
-                            let signed = simd.avx2._mm256_sign_epi8(pulp::cast(*x), weights);
-                            let pairs = simd.avx2._mm256_maddubs_epi16(magnitudes, signed);
-                            let sums = simd.avx2._mm256_madd_epi16(pairs, ones);
-                            *acc = simd.fma._mm256_fmadd_ps(
-                                simd.avx._mm256_set1_ps(d * step),
-                                simd.avx._mm256_cvtepi32_ps(sums),
-                                *acc,
-                            );
-                        }
-                    }
-                    for (slot, acc) in target.iter_mut().zip(acc) {
-                        *slot = lanes_sum(acc);
-                    }
                 }
+            }
+            for (slot, acc) in target.iter_mut().zip(acc) {
+                *slot = lanes_sum(acc);
             }
         }
     }

@@ -69,8 +69,9 @@ const PREFETCH_AHEAD: usize = 4096;
 /// Asks for the weights [`PREFETCH_AHEAD`] bytes past `at` to be loaded into the cache.
 /// A product streams through its matrix once, and the hardware prefetchers alone kept two
 /// threads at about 10 GB/s of the 18 GB/s this machine reads sequentially; with this, the
-/// products of a generated token (84 MB) took 4.0–6.5 ms instead of 5.6–8.6 ms on two
-/// threads. Past the end of the matrix the address is never read: a prefetch cannot fault.
+/// products of a generated token (84 MB, two threads) took 4.8–8.4 ms instead of 6.9–10.3 ms
+/// (medians of 40 alternating runs in one process, three sittings). Past the end of the
+/// matrix the address is never read: a prefetch cannot fault.
 #[inline(always)]
 pub(crate) fn read_ahead<T>(simd: V3, at: &T) {
     let ahead = std::ptr::from_ref(at)

@@ -62,7 +62,7 @@ pub(super) fn minimum_term<S: Simd>(simd: S, minimum: &[f32], sums: &[f32]) -> f
     simd.reduce_sum_f32s(acc) + tail
 }
 
-/// Bytes of nibbles read ahead of the block being multiplied: a quarter of the page the
+/// Bytes of weights read ahead of the block being multiplied: one 4 KB page, the boundary the
 /// processor's own prefetchers stop at.
 const PREFETCH_AHEAD: usize = 4096;
 

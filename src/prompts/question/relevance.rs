@@ -49,7 +49,7 @@ const NARRATION: &[&str] = &[
 /// Verbs that follow "are you" only in a broken sentence (`Are you tell me …`).
 const BARE_VERBS: &[&str] = &[
     "tell", "think", "talk", "say", "describe", "mean", "know", "like", "want", "feel", "use",
-    "see", "explain", "remember", "prefer", "choose", "find",
+    "see", "explain", "remember", "prefer", "choose", "find", "ask",
 ];
 
 /// Short or function words that say nothing about the topic.
@@ -349,6 +349,10 @@ mod tests {
             (
                 "Are you ready to ask about the climate and why it matters?",
                 |p| matches!(p, RelevanceProblem::Narration { .. }),
+            ),
+            (
+                "Are you ask about oat milk as an alternative to dairy milk in general?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "are you ask"),
             ),
             (
                 "Are you just ask me about the climate?",

@@ -4,7 +4,7 @@
 //! every token, so each generated token copies the whole cache (and `repeat_kv` copies it again
 //! per query head group): generation slowed from 52 to 18 tokens/s after a 2,700-token prompt.
 //! Here the weights are read-only and shared, and each [`KvCache`] is one allocation of the
-//! full context, in f16, that new keys and values are written into in place. A generated token
+//! full context, in 8 bits, that new keys and values are written into in place. A generated token
 //! attends with our own kernel that reads the cache where it lies ([`decode`]); a prompt of
 //! several tokens uses matrix products over an f32 copy of the cached part, where grouped-query
 //! attention folds the query heads of a group into the rows of one product instead of copying
@@ -12,9 +12,9 @@
 //!
 //! The arithmetic otherwise follows candle's model step for step (quantized matrix products,
 //! RMS norm, interleaved rotary embeddings, SiLU-gated MLP). Logits agree with it to the
-//! rounding of the f16 cache, and greedy decoding picks the same tokens (see the tests). The token embedding stays quantized and only the rows a call needs are
-//! dequantized; it doubles as the output matrix when the file ties them, so no weight is held
-//! twice.
+//! rounding of the 8-bit cache, and greedy decoding picks the same tokens (see the tests). The
+//! token embedding stays quantized and only the rows a call needs are dequantized; it doubles
+//! as the output matrix when the file ties them, so no weight is held twice.
 //!
 //! Left out: mixture-of-experts layers and rotary scaling, which the supported models lack.
 
@@ -49,9 +49,12 @@ impl LlamaShape {
         self.width / self.heads.max(1)
     }
 
-    /// KV cache bytes per cached token: f16 keys and values of every layer.
+    /// KV cache bytes per cached token: 8-bit keys and values of every layer with their f32
+    /// steps.
     pub(super) fn kv_bytes_per_token(&self) -> usize {
-        self.layers * 2 * self.kv_heads * self.head_dim() * std::mem::size_of::<u16>()
+        let row = self.head_dim()
+            + interviewer_kernels::kv_steps_per_row(self.head_dim()) * std::mem::size_of::<f32>();
+        self.layers * 2 * self.kv_heads * row
     }
 }
 

@@ -1,25 +1,67 @@
 //! The KV cache: keys and values of every layer for up to a whole context, in one allocation.
 //!
-//! Keys and values are kept as f16, as llama.cpp keeps them by default. Generating after a long
-//! prompt is mostly reading the cache, and at half the bytes SmolLM2-135M generates 43–47
-//! rather than about 40 tokens/s after a 2,700-token prompt (the `local_llm` bench); the
-//! products themselves run in f32. The price is rounding: logits move by up to about 1.5 of
-//! their ±30 range against an f32 cache (see the tests). The buffer holds f16 bit patterns (`u16`), so it is allocated zeroed and large
-//! (SmolLM2-135M: 23 KB per token, 94 MB for 4,096 positions) without being written: the
-//! operating system commits pages only as tokens are written, and resident memory follows the
-//! longest prompt the cache has held, not its capacity. Shortening the cache is setting `len`:
-//! positions past it are overwritten by the next tokens.
+//! Keys and values are kept as 8-bit integers with one f32 step per block of 32 values of a
+//! row ([`interviewer_kernels::quantize_rows`]). Generating after a long prompt is mostly
+//! reading the cache: SmolLM2-135M's is 35 MB after a 2,700-token prompt in this format, 62 MB
+//! in f16 and 124 MB in f32. The products themselves run in f32. The price is rounding: logits
+//! move by up to about 2.7 of their ±30 range against candle's f32 cache (see the llama tests),
+//! with the same greedy tokens. The buffers are allocated zeroed and large (SmolLM2-135M: 13 KB
+//! per token, 53 MB for 4,096 positions) without being written: the operating system commits
+//! pages only as tokens are written, and resident memory follows the longest prompt the cache
+//! has held, not its capacity. Shortening the cache is setting `len`: positions past it are
+//! overwritten by the next tokens.
 
 use candle_core::{Device, Result, Tensor};
-use half::f16;
-use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+use interviewer_kernels::{dequantize_rows, kv_steps_per_row, quantize_rows};
 
 use super::LlamaShape;
 
+/// Consecutive rows of the cache: `quants` `rows × width` and `steps` `rows × steps per row`.
+#[derive(Clone, Copy)]
+pub(super) struct Rows<'a> {
+    pub(super) quants: &'a [i8],
+    pub(super) steps: &'a [f32],
+}
+
+// The attention kernels call these inside `pulp`'s dispatch, whose SIMD level reaches only
+// inlined code.
+#[allow(clippy::inline_always)]
+impl<'a> Rows<'a> {
+    /// Rows `first..first + count` of rows `width` wide; empty where they run past the end.
+    #[inline(always)]
+    pub(super) fn range(self, first: usize, count: usize, width: usize) -> Rows<'a> {
+        let per_row = kv_steps_per_row(width);
+        Rows {
+            quants: self
+                .quants
+                .get(first * width..(first + count) * width)
+                .unwrap_or(&[]),
+            steps: self
+                .steps
+                .get(first * per_row..(first + count) * per_row)
+                .unwrap_or(&[]),
+        }
+    }
+
+    /// How many whole rows of `width` there are.
+    #[inline(always)]
+    pub(super) fn count(self, width: usize) -> usize {
+        (self.quants.len() / width.max(1)).min(self.steps.len() / kv_steps_per_row(width).max(1))
+    }
+
+    /// The rows' values, into the first `count × width` of `out`.
+    #[inline(always)]
+    pub(super) fn dequantize(self, width: usize, out: &mut [f32]) {
+        dequantize_rows(self.quants, self.steps, width, out);
+    }
+}
+
 /// Cached keys and values for one token sequence.
 pub(in crate::llm::local) struct KvCache {
-    /// f16 bits, `(layers, 2, kv_heads, capacity, head_dim)`: keys then values per layer.
-    data: Vec<u16>,
+    /// `(layers, 2, kv_heads, capacity, head_dim)`: keys then values per layer.
+    quants: Vec<i8>,
+    /// `(layers, 2, kv_heads, capacity, steps per row)`, laid out as `quants`.
+    steps: Vec<f32>,
     kv_heads: usize,
     head_dim: usize,
     len: usize,
@@ -31,9 +73,10 @@ pub(in crate::llm::local) struct KvCache {
 
 impl KvCache {
     pub(in crate::llm::local) fn new(shape: &LlamaShape) -> Self {
-        let elements = shape.layers * 2 * shape.kv_heads * shape.context * shape.head_dim();
+        let rows = shape.layers * 2 * shape.kv_heads * shape.context;
         Self {
-            data: vec![0; elements],
+            quants: vec![0; rows * shape.head_dim()],
+            steps: vec![0.0; rows * kv_steps_per_row(shape.head_dim())],
             kv_heads: shape.kv_heads,
             head_dim: shape.head_dim(),
             len: 0,
@@ -62,18 +105,26 @@ impl KvCache {
         self.high_water.saturating_mul(self.bytes_per_token)
     }
 
-    /// Elements of one layer's keys (or values): `kv_heads × capacity × head_dim`.
-    fn block(&self) -> usize {
-        self.kv_heads * self.capacity * self.head_dim
+    /// Rows of one layer's keys (or values): `kv_heads × capacity`.
+    fn rows_per_part(&self) -> usize {
+        self.kv_heads * self.capacity
     }
 
-    /// Layer `index`'s keys and values as f16 bits, each `(kv_heads, capacity, head_dim)`.
-    pub(super) fn layer(&self, index: usize) -> Result<(&[u16], &[u16])> {
-        let block = self.block();
-        let start = index * 2 * block;
-        let keys = self.data.get(start..start + block);
-        let values = self.data.get(start + block..start + 2 * block);
-        match (keys, values) {
+    /// All rows of layer `index`'s keys or values (`part` 0 or 1), `(kv_heads, capacity)`.
+    fn part(&self, index: usize, part: usize) -> Option<Rows<'_>> {
+        let rows = self.rows_per_part();
+        let first = (index * 2 + part) * rows;
+        let all = Rows {
+            quants: &self.quants,
+            steps: &self.steps,
+        };
+        let found = all.range(first, rows, self.head_dim);
+        (found.count(self.head_dim) == rows && rows > 0).then_some(found)
+    }
+
+    /// Layer `index`'s keys and values, each `(kv_heads, capacity)` rows of `head_dim`.
+    pub(super) fn layer(&self, index: usize) -> Result<(Rows<'_>, Rows<'_>)> {
+        match (self.part(index, 0), self.part(index, 1)) {
             (Some(keys), Some(values)) => Ok((keys, values)),
             _ => candle_core::bail!("the KV cache has no layer {index}"),
         }
@@ -92,17 +143,20 @@ impl KvCache {
         if kv_heads != self.kv_heads || head_dim != self.head_dim || pos + seq > self.capacity {
             candle_core::bail!("{seq} positions at {pos} do not fit the KV cache");
         }
-        let block = self.block();
+        let per_row = kv_steps_per_row(head_dim);
+        let rows_per_part = self.rows_per_part();
         for (part, tensor) in [keys, values].into_iter().enumerate() {
             let numbers = tensor.flatten_all()?.to_vec1::<f32>()?;
             for (head, rows) in numbers.chunks_exact(seq * head_dim).enumerate() {
-                let start = (index * 2 + part) * block + (head * self.capacity + pos) * head_dim;
-                let Some(target) = self.data.get_mut(start..start + rows.len()) else {
+                let first = (index * 2 + part) * rows_per_part + head * self.capacity + pos;
+                let quants = self
+                    .quants
+                    .get_mut(first * head_dim..(first + seq) * head_dim);
+                let steps = self.steps.get_mut(first * per_row..(first + seq) * per_row);
+                let (Some(quants), Some(steps)) = (quants, steps) else {
                     candle_core::bail!("the KV cache has no layer {index}");
                 };
-                target
-                    .reinterpret_cast_mut::<f16>()
-                    .convert_from_f32_slice(rows);
+                quantize_rows(rows, head_dim, quants, steps);
             }
         }
         Ok(())
@@ -112,17 +166,14 @@ impl KvCache {
     /// head_dim)`: what the matrix products of a prompt of several tokens read.
     pub(super) fn widened(&self, index: usize, total: usize) -> Result<(Tensor, Tensor)> {
         let (keys, values) = self.layer(index)?;
-        let widen = |bits: &[u16]| -> Result<Tensor> {
+        let widen = |rows: Rows<'_>| -> Result<Tensor> {
             let mut wide = vec![0.0f32; self.kv_heads * total * self.head_dim];
-            let per_head = self.capacity * self.head_dim;
             for (head, target) in wide.chunks_exact_mut(total * self.head_dim).enumerate() {
-                let start = head * per_head;
-                let Some(source) = bits.get(start..start + target.len()) else {
+                let source = rows.range(head * self.capacity, total, self.head_dim);
+                if source.count(self.head_dim) != total {
                     candle_core::bail!("{total} positions exceed the KV cache");
-                };
-                source
-                    .reinterpret_cast::<f16>()
-                    .convert_to_f32_slice(target);
+                }
+                source.dequantize(self.head_dim, target);
             }
             Tensor::from_vec(wide, (self.kv_heads, total, self.head_dim), &Device::Cpu)
         };
@@ -167,9 +218,11 @@ mod tests {
         assert_eq!(row(&keys, 5).unwrap(), vec![1.0; 4]);
         assert_eq!(row(&values, 7).unwrap(), vec![2.5; 4]);
         let (other, _) = cache.layer(0).unwrap();
-        assert!(other.iter().all(|bits| *bits == 0), "layer 0 untouched");
+        assert!(other.quants.iter().all(|q| *q == 0), "layer 0 untouched");
+        assert!(other.steps.iter().all(|s| *s == 0.0));
         let (_, raw_values) = cache.layer(1).unwrap();
-        assert_eq!(raw_values[5 * 4], f16::from_f32(2.5).to_bits());
+        assert_eq!(raw_values.quants[5 * 4], 127);
+        assert!((raw_values.steps[5] - 2.5 / 127.0).abs() < 1e-9);
         let wrong = Tensor::ones((1, 12, 4), candle_core::DType::F32, &Device::Cpu).unwrap();
         assert!(
             cache.write(0, 5, &wrong, &wrong).is_err(),

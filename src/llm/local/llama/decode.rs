@@ -1,12 +1,12 @@
 //! Attention of one new token over the cache: the step that decides generation speed after a
 //! long prompt.
 //!
-//! Generating a token reads every cached key and value of every layer once (SmolLM2-135M: 23 KB
-//! per cached token in f16, 62 MB after a 2,700-token prompt). Done as two candle matrix
-//! products over an f32 cache it was the larger half of a token's time after such a prompt (24
-//! tokens/s): products three rows tall pack the cache before reading it. Here each KV head's
-//! positions are read once, straight from the cache, in chunks: a block of four rows is widened
-//! from f16 into a stack buffer and multiplied against the group's queries with four
+//! Generating a token reads every cached key and value of every layer once (SmolLM2-135M: 13 KB
+//! per cached token in the 8-bit cache, 35 MB after a 2,700-token prompt). Done as two candle
+//! matrix products over an f32 cache it was the larger half of a token's time after such a
+//! prompt (24 tokens/s): products three rows tall pack the cache before reading it. Here each
+//! KV head's positions are read once, straight from the cache, in chunks: a block of four rows
+//! is widened into a stack buffer and multiplied against the group's queries with four
 //! independent chains of multiply-adds, with SIMD chosen at run time (`pulp`). Each chunk keeps
 //! its own softmax maximum and sum, so chunks merge exactly as one softmax (the "online
 //! softmax" rescaling).
@@ -29,6 +29,8 @@
 use pulp::{Arch, Simd, WithSimd};
 use std::sync::OnceLock;
 
+use super::cache::Rows;
+
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
@@ -39,11 +41,11 @@ const CHUNK: usize = 256;
 /// layer's attention is too short to be worth splitting.
 const PARALLEL_FROM: usize = 1024;
 
-/// One layer's cache as flat slices, `(kv_heads, capacity, head_dim)` each, of which the first
+/// One layer's cache, `(kv_heads, capacity)` rows of keys and of values, of which the first
 /// `len` positions are read.
 pub(super) struct CachedLayer<'a> {
-    pub(super) keys: &'a [u16],
-    pub(super) values: &'a [u16],
+    pub(super) keys: Rows<'a>,
+    pub(super) values: Rows<'a>,
     pub(super) capacity: usize,
     pub(super) len: usize,
 }
@@ -59,15 +61,15 @@ pub(super) struct HeadLayout {
 /// Softmax-weighted values of query `queries` (`heads × head_dim`, rotary applied) over the
 /// cached positions; returns `heads × head_dim`. Query head `h` reads KV head `h / group`.
 pub(super) fn attend(queries: &[f32], layer: &CachedLayer<'_>, heads: HeadLayout) -> Vec<f32> {
-    attend_by(queries, layer, heads, Widen::fastest())
+    attend_by(queries, layer, heads, ChunkPath::fastest())
 }
 
-/// [`attend`] on the instructions `widen` names.
+/// [`attend`] on the instructions `path` names.
 fn attend_by(
     queries: &[f32],
     layer: &CachedLayer<'_>,
     heads: HeadLayout,
-    widen: Widen,
+    path: ChunkPath,
 ) -> Vec<f32> {
     let HeadLayout {
         queries: count,
@@ -82,22 +84,21 @@ fn attend_by(
         let (kv, chunk) = (unit / chunks, unit % chunks);
         let start = chunk * CHUNK;
         let rows = CHUNK.min(layer.len.saturating_sub(start));
-        let base = (kv * layer.capacity + start) * head_dim;
-        let span = base..base + rows * head_dim;
+        let first_row = kv * layer.capacity + start;
         let first = kv * group * head_dim;
-        let chunk = |widen| Chunk {
+        let chunk = Chunk {
             queries: queries.get(first..first + group * head_dim).unwrap_or(&[]),
-            keys: layer.keys.get(span.clone()).unwrap_or(&[]),
-            values: layer.values.get(span.clone()).unwrap_or(&[]),
+            keys: layer.keys.range(first_row, rows, head_dim),
+            values: layer.values.range(first_row, rows, head_dim),
             group,
             head_dim,
             scale,
-            widen,
+            path,
         };
-        match widen {
-            Widen::Portable => arch.dispatch(chunk(widen)),
+        match path {
+            ChunkPath::Portable => arch.dispatch(chunk),
             #[cfg(target_arch = "x86_64")]
-            Widen::Avx512(simd) => Simd::vectorize(simd, chunk(widen)),
+            ChunkPath::Avx512(simd) => Simd::vectorize(simd, chunk),
         }
     };
     let units = kv_heads * chunks;
@@ -167,17 +168,15 @@ struct Partial {
 }
 
 /// The instructions a chunk runs on. With AVX-512, 64-wide heads in groups of up to four take
-/// the register-resident kernel of [`avx512`], other shapes the portable kernel with rows
-/// widened by AVX-512's conversion instruction (a third of the portable kernel's instructions
-/// went to widening by [`interviewer_kernels::widen_f16`]).
+/// the register-resident kernel of [`avx512`]; other shapes and CPUs the portable kernel.
 #[derive(Clone, Copy)]
-enum Widen {
+enum ChunkPath {
     Portable,
     #[cfg(target_arch = "x86_64")]
     Avx512(pulp::x86::V4),
 }
 
-impl Widen {
+impl ChunkPath {
     fn fastest() -> Self {
         #[cfg(target_arch = "x86_64")]
         if let Some(simd) = pulp::x86::V4::try_new() {
@@ -185,38 +184,26 @@ impl Widen {
         }
         Self::Portable
     }
-
-    #[inline(always)]
-    fn run(self, halves: &[u16], out: &mut [f32]) {
-        match self {
-            Self::Portable => interviewer_kernels::widen_f16(halves, out),
-            #[cfg(target_arch = "x86_64")]
-            Self::Avx512(simd) => interviewer_kernels::widen_f16_avx512(simd, halves, out),
-        }
-    }
 }
 
-/// Widens the rows of `$halves` (each `$width` long) into `$buffer` by `$widen`, four at a
-/// time, then one at a time for the rest, and runs `$body` on each block with the index of its
-/// first row. A macro rather than a function taking a closure: the closure was not inlined
-/// into `pulp`'s dispatch, lost its SIMD level and ran 7× slower.
+/// Widens `$rows` (each `$width` long) into `$buffer`, four at a time, then one at a time for
+/// the rest, and runs `$body` on each block with the index of its first row. A macro rather
+/// than a function taking a closure: the closure was not inlined into `pulp`'s dispatch, lost
+/// its SIMD level and ran 7× slower.
 macro_rules! for_each_block {
-    ($halves:expr, $width:expr, $buffer:expr, $widen:expr, |$first:ident, $block:ident| $body:block) => {{
-        let quads = $halves.chunks_exact(4 * $width);
-        let rest = quads.remainder();
-        let first_rest_row = ($halves.len() - rest.len()) / $width;
-        for (index, quad) in quads.enumerate() {
-            if let Some(wide) = $buffer.get_mut(..quad.len()) {
-                $widen.run(quad, wide);
-                let $first = 4 * index;
+    ($rows:expr, $width:expr, $buffer:expr, |$first:ident, $block:ident| $body:block) => {{
+        let total = $rows.count($width);
+        let whole = total / 4 * 4;
+        for $first in (0..whole).step_by(4) {
+            if let Some(wide) = $buffer.get_mut(..4 * $width) {
+                $rows.range($first, 4, $width).dequantize($width, wide);
                 let $block = Block::Four(split4(wide, $width));
                 $body
             }
         }
-        for (offset, row) in rest.chunks_exact($width).enumerate() {
-            if let Some(wide) = $buffer.get_mut(..row.len()) {
-                $widen.run(row, wide);
-                let $first = first_rest_row + offset;
+        for $first in whole..total {
+            if let Some(wide) = $buffer.get_mut(..$width) {
+                $rows.range($first, 1, $width).dequantize($width, wide);
                 let $block = Block::One(wide);
                 $body
             }
@@ -228,13 +215,13 @@ macro_rules! for_each_block {
 struct Chunk<'a> {
     /// `group × head_dim`.
     queries: &'a [f32],
-    /// `rows × head_dim` each.
-    keys: &'a [u16],
-    values: &'a [u16],
+    /// `rows` rows of `head_dim` each.
+    keys: Rows<'a>,
+    values: Rows<'a>,
     group: usize,
     head_dim: usize,
     scale: f32,
-    widen: Widen,
+    path: ChunkPath,
 }
 
 impl WithSimd for Chunk<'_> {
@@ -249,65 +236,20 @@ impl WithSimd for Chunk<'_> {
             group,
             head_dim,
             scale,
-            widen,
+            path,
         } = self;
         let width = head_dim.max(1);
-        let rows = keys.len() / width;
-        #[cfg(target_arch = "x86_64")]
-        let registers = match widen {
-            Widen::Avx512(simd) if head_dim == avx512::HEAD && group <= avx512::MAX_GROUP => {
-                Some(simd)
-            }
-            _ => None,
-        };
-        // One buffer for the widened rows of a block, reused by both passes.
-        let mut buffer = vec![0.0f32; 4 * width];
+        let rows = keys.count(width);
         // Scores, head-major: `scores[member * rows + row]`.
         let mut scores = vec![0.0f32; group * rows];
         #[cfg(target_arch = "x86_64")]
-        let keys_done = if let Some(simd) = registers {
+        if let ChunkPath::Avx512(simd) = path
+            && head_dim == avx512::HEAD
+            && group <= avx512::MAX_GROUP
+        {
             avx512::scores(simd, queries, keys, scale, &mut scores);
-            true
-        } else {
-            false
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let keys_done = false;
-        if !keys_done {
-            for_each_block!(keys, width, buffer, widen, |first_row, block| {
-                for (member, query) in queries.chunks_exact(width).enumerate() {
-                    let base = member * rows + first_row;
-                    match block {
-                        Block::Four(four) => {
-                            let dots = dot4(simd, query, four);
-                            if let Some(slots) = scores.get_mut(base..base + 4) {
-                                for (slot, dot) in slots.iter_mut().zip(dots) {
-                                    *slot = dot * scale;
-                                }
-                            }
-                        }
-                        Block::One(key) => {
-                            if let Some(slot) = scores.get_mut(base) {
-                                *slot = dot(simd, query, key) * scale;
-                            }
-                        }
-                    }
-                }
-            });
-        }
-        let mut max = vec![f32::NEG_INFINITY; group];
-        let mut sum = vec![0.0f32; group];
-        for (member, row_scores) in scores.chunks_exact_mut(rows.max(1)).enumerate() {
-            let m = max_of(simd, row_scores);
-            let total = exp_shifted(simd, row_scores, m);
-            if let (Some(slot), Some(s)) = (max.get_mut(member), sum.get_mut(member)) {
-                *slot = m;
-                *s = total;
-            }
-        }
-        let mut out = vec![0.0f32; group * head_dim];
-        #[cfg(target_arch = "x86_64")]
-        if let Some(simd) = registers {
+            let (max, sum) = softmax_parts(simd, &mut scores, group, rows);
+            let mut out = vec![0.0f32; group * head_dim];
             match group {
                 1 => avx512::weighted_values::<1>(simd, &scores, values, &mut out),
                 2 => avx512::weighted_values::<2>(simd, &scores, values, &mut out),
@@ -318,7 +260,33 @@ impl WithSimd for Chunk<'_> {
             }
             return Partial { max, sum, out };
         }
-        for_each_block!(values, width, buffer, widen, |first_row, block| {
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = path;
+        // One buffer for the widened rows of a block, reused by both passes.
+        let mut buffer = vec![0.0f32; 4 * width];
+        for_each_block!(keys, width, buffer, |first_row, block| {
+            for (member, query) in queries.chunks_exact(width).enumerate() {
+                let base = member * rows + first_row;
+                match block {
+                    Block::Four(four) => {
+                        let dots = dot4(simd, query, four);
+                        if let Some(slots) = scores.get_mut(base..base + 4) {
+                            for (slot, dot) in slots.iter_mut().zip(dots) {
+                                *slot = dot * scale;
+                            }
+                        }
+                    }
+                    Block::One(key) => {
+                        if let Some(slot) = scores.get_mut(base) {
+                            *slot = dot(simd, query, key) * scale;
+                        }
+                    }
+                }
+            }
+        });
+        let (max, sum) = softmax_parts(simd, &mut scores, group, rows);
+        let mut out = vec![0.0f32; group * head_dim];
+        for_each_block!(values, width, buffer, |first_row, block| {
             for (member, target) in out.chunks_exact_mut(width).enumerate() {
                 let base = member * rows + first_row;
                 match block {
@@ -336,6 +304,28 @@ impl WithSimd for Chunk<'_> {
         });
         Partial { max, sum, out }
     }
+}
+
+/// Replaces each query head's scores (`group` runs of `rows`) with `exp(score − max)`; returns
+/// each head's maximum and sum of exponentials.
+#[inline(always)]
+fn softmax_parts<S: Simd>(
+    simd: S,
+    scores: &mut [f32],
+    group: usize,
+    rows: usize,
+) -> (Vec<f32>, Vec<f32>) {
+    let mut max = vec![f32::NEG_INFINITY; group];
+    let mut sum = vec![0.0f32; group];
+    for (member, row_scores) in scores.chunks_exact_mut(rows.max(1)).enumerate() {
+        let m = max_of(simd, row_scores);
+        let total = exp_shifted(simd, row_scores, m);
+        if let (Some(slot), Some(s)) = (max.get_mut(member), sum.get_mut(member)) {
+            *slot = m;
+            *s = total;
+        }
+    }
+    (max, sum)
 }
 
 /// The largest of `values` (−∞ for none).
@@ -489,7 +479,7 @@ fn axpy<S: Simd>(simd: S, weight: f32, value: &[f32], target: &mut [f32]) {
 #[cfg(test)]
 #[allow(clippy::cast_possible_truncation)]
 mod tests {
-    use half::f16;
+    use interviewer_kernels::{kv_steps_per_row, quantize_rows};
 
     use super::*;
 
@@ -505,11 +495,16 @@ mod tests {
         for head in 0..count {
             let kv = head / group;
             let query = &queries[head * head_dim..(head + 1) * head_dim];
-            let row = |data: &[u16], pos: usize| {
-                let start = (kv * layer.capacity + pos) * head_dim;
-                data[start..start + head_dim]
+            // Each value is its 8-bit integer times the step of its block of 32, read here
+            // without the kernels' helpers.
+            let row = |data: Rows<'_>, pos: usize| {
+                let index = kv * layer.capacity + pos;
+                let per_row = head_dim.div_ceil(32);
+                let steps = &data.steps[index * per_row..(index + 1) * per_row];
+                data.quants[index * head_dim..(index + 1) * head_dim]
                     .iter()
-                    .map(|b| f16::from_bits(*b).to_f32())
+                    .enumerate()
+                    .map(|(column, q)| (f64::from(*q) * f64::from(steps[column / 32])) as f32)
                     .collect::<Vec<_>>()
             };
             let scores: Vec<f64> = (0..layer.len)
@@ -547,11 +542,26 @@ mod tests {
         assert!(tiny > 0.0 && tiny < 1e-37, "{tiny:e}");
     }
 
-    fn bits(numbers: &[f32]) -> Vec<u16> {
-        numbers
-            .iter()
-            .map(|x| f16::from_f32(*x).to_bits())
-            .collect()
+    /// Rows of `width` in the cache's format.
+    struct Quantized {
+        quants: Vec<i8>,
+        steps: Vec<f32>,
+    }
+
+    impl Quantized {
+        fn new(numbers: &[f32], width: usize) -> Self {
+            let mut quants = vec![0; numbers.len()];
+            let mut steps = vec![0.0; numbers.len() / width * kv_steps_per_row(width)];
+            quantize_rows(numbers, width, &mut quants, &mut steps);
+            Self { quants, steps }
+        }
+
+        fn rows(&self) -> Rows<'_> {
+            Rows {
+                quants: &self.quants,
+                steps: &self.steps,
+            }
+        }
     }
 
     /// Deterministic values in about ±2 that differ per index.
@@ -566,28 +576,28 @@ mod tests {
 
     fn check(len: usize, capacity: usize, heads: HeadLayout) {
         let size = heads.kv * capacity * heads.size;
-        let keys = bits(&filler(size, 1));
-        let values = bits(&filler(size, 2));
+        let keys = Quantized::new(&filler(size, 1), heads.size);
+        let values = Quantized::new(&filler(size, 2), heads.size);
         let queries = filler(heads.queries * heads.size, 3);
         let layer = CachedLayer {
-            keys: &keys,
-            values: &values,
+            keys: keys.rows(),
+            values: values.rows(),
             capacity,
             len,
         };
         let expected = reference(&queries, &layer, heads);
-        for widen in [Widen::Portable, Widen::fastest()] {
-            let ours = attend_by(&queries, &layer, heads, widen);
+        for path in [ChunkPath::Portable, ChunkPath::fastest()] {
+            let ours = attend_by(&queries, &layer, heads, path);
             assert_eq!(ours.len(), expected.len());
             let worst = ours
                 .iter()
                 .zip(&expected)
                 .map(|(a, b)| (a - b).abs())
                 .fold(0.0, f32::max);
-            let path = match widen {
-                Widen::Portable => "portable",
+            let path = match path {
+                ChunkPath::Portable => "portable",
                 #[cfg(target_arch = "x86_64")]
-                Widen::Avx512(_) => "AVX-512",
+                ChunkPath::Avx512(_) => "AVX-512",
             };
             assert!(worst < 1e-4, "{path}, len {len}: differs by {worst}");
         }
@@ -640,15 +650,15 @@ mod tests {
             kv: 1,
             size: 8,
         };
-        let mut keys = bits(&filler(16 * 8, 1));
-        let mut values = bits(&filler(16 * 8, 2));
+        let mut keys = Quantized::new(&filler(16 * 8, 1), 8);
+        let mut values = Quantized::new(&filler(16 * 8, 2), 8);
         let queries = filler(16, 3);
-        let layer = |keys: &[u16], values: &[u16]| {
+        let layer = |keys: &Quantized, values: &Quantized| {
             attend(
                 &queries,
                 &CachedLayer {
-                    keys,
-                    values,
+                    keys: keys.rows(),
+                    values: values.rows(),
                     capacity: 16,
                     len: 5,
                 },
@@ -656,11 +666,9 @@ mod tests {
             )
         };
         let before = layer(&keys, &values);
-        for x in keys.iter_mut().skip(5 * 8) {
-            *x = f16::INFINITY.to_bits();
-        }
-        for x in values.iter_mut().skip(5 * 8) {
-            *x = f16::NAN.to_bits();
+        for (part, poison) in [(&mut keys, f32::INFINITY), (&mut values, f32::NAN)] {
+            part.quants.iter_mut().skip(5 * 8).for_each(|q| *q = 127);
+            part.steps.iter_mut().skip(5).for_each(|s| *s = poison);
         }
         assert_eq!(before, layer(&keys, &values));
     }

@@ -1,6 +1,6 @@
 //! Our forward pass against candle's `quantized_llama` on the real SmolLM2-135M (`Q4_1`, which
 //! we multiply with our own kernel and candle with its plain one): the same logits to the
-//! rounding of our f16 cache and candle's 8-bit activations, after a prompt and while
+//! rounding of our 8-bit cache and candle's 8-bit activations, after a prompt and while
 //! generating; exactly the same logits after the cache is truncated and refilled.
 //!
 //! These need private pieces (the loader's metadata checks, the model and its cache), so they live
@@ -21,12 +21,21 @@ use crate::llm::local::sampling::argmax;
 /// SmolLM2's keys are large enough that their rounding shifts attention scores. Both models
 /// also round activations to 8 bits for their `Q4_1` products, each its own way (candle's
 /// `Q8_1` blocks, our per-block steps with exact sums): together measured at 2.7, and 1.1 when
-/// our products were in f32.
+/// our products were in f32. With the 8-bit cache: 2.4 over these steps.
 const TOLERANCE: f32 = 3.0;
 
-/// Of the 11 greedy steps (candle's token fed to both), how many must pick candle's token:
-/// measured 10, the other one a near tie (candle's top two 0.2 apart).
-const GREEDY_AGREEMENT: usize = 9;
+/// Greedy steps after the prompt, candle's token fed to both.
+const STEPS: usize = 30;
+
+/// Of the prompt and the [`STEPS`] steps, how many must pick candle's token. Measured with the
+/// f16 cache: 30 of 31 (and 55 of 61 over 60 steps); with the 8-bit cache: 27 of 31 (54 of 61).
+/// Where the two differ, candle's top two tokens were within 0.7 of each other: see
+/// [`NEAR_TIE`].
+const GREEDY_AGREEMENT: usize = 25;
+
+/// Where ours picks another token than candle, how far below candle's top logit candle put
+/// ours at most: a near tie, which any rounding can tip (measured at most 0.69 in 60 steps).
+const NEAR_TIE: f32 = 1.0;
 
 /// A short chat prompt in SmolLM2's markup (its default system prompt included).
 fn prompt(model: &LlamaModel) -> Vec<u32> {
@@ -63,6 +72,21 @@ fn reference_logits(model: &mut ModelWeights, ids: &[u32], pos: usize) -> Vec<f3
     logits.squeeze(0).unwrap().to_vec1::<f32>().unwrap()
 }
 
+/// Whether ours picks candle's token; where it does not, fails unless candle's logit for ours
+/// is within [`NEAR_TIE`] of its top one.
+fn same_or_near_tie(mine: &[f32], theirs: &[f32]) -> bool {
+    let (ours, candles) = (argmax(mine).unwrap(), argmax(theirs).unwrap());
+    if ours == candles {
+        return true;
+    }
+    let gap = theirs[candles as usize] - theirs[ours as usize];
+    assert!(
+        gap <= NEAR_TIE,
+        "candle put our token {ours} {gap} below its {candles}"
+    );
+    false
+}
+
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter()
@@ -79,20 +103,21 @@ fn logits_match_candles_quantized_llama_while_prompting_and_generating() {
     let mut mine = ours.forward(&ids, &mut cache).unwrap();
     let mut theirs = reference_logits(&mut reference, &ids, 0);
     let mut worst = max_diff(&mine, &theirs);
-    let mut agreed = usize::from(argmax(&mine) == argmax(&theirs));
-    // Ten greedy steps on candle's tokens: single-token forwards against the cache.
+    let mut agreed = usize::from(same_or_near_tie(&mine, &theirs));
+    // Greedy steps on candle's tokens: single-token forwards against the cache.
     let mut pos = ids.len();
-    for _ in 0..10 {
+    for _ in 0..STEPS {
         let token = argmax(&theirs).unwrap();
         mine = ours.forward(&[token], &mut cache).unwrap();
         theirs = reference_logits(&mut reference, &[token], pos);
         worst = worst.max(max_diff(&mine, &theirs));
-        agreed += usize::from(argmax(&mine) == argmax(&theirs));
+        agreed += usize::from(same_or_near_tie(&mine, &theirs));
         pos += 1;
     }
-    println!("largest logit difference over 11 steps: {worst:e}; same token {agreed} of 11");
+    let steps = STEPS + 1;
+    println!("largest logit difference over {steps} steps: {worst:e}; same token {agreed}");
     assert!(worst < TOLERANCE, "{worst}");
-    assert!(agreed >= GREEDY_AGREEMENT, "{agreed} of 11");
+    assert!(agreed >= GREEDY_AGREEMENT, "{agreed} of {steps}");
     assert_eq!(cache.len(), pos);
 }
 

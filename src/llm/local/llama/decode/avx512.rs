@@ -3,20 +3,23 @@
 //!
 //! The portable chunk widens four rows into a buffer, reduces every row's 16-lane dot product
 //! on its own and adds each weighted value row into the output in memory: about 130
-//! instructions per cached row and KV head of SmolLM2-135M. Here a row's 64 f16 values are
-//! four conversion instructions straight from the cache; the dot products of four rows are
-//! reduced together by one shuffle tree; and the weighted values accumulate in registers (four
-//! per query head of the group) for the whole chunk. About 45 instructions per row, plus a
-//! prefetch of the row 32 ahead.
+//! instructions per cached row and KV head of SmolLM2-135M. Here a row's 64 8-bit values are
+//! widened straight from the cache (a sign extension and a conversion per 16, then a multiply
+//! by the step of their block); the dot products of four rows are reduced together by one
+//! shuffle tree; and the weighted values accumulate in registers (four per query head of the
+//! group) for the whole chunk. Each row also asks for the rows 64 ahead of it to be loaded.
 //!
-//! Measured in one process, alternating, on a 2-core machine: the attention of one token over
-//! 2,700 cached positions of 30 layers (SmolLM2-135M's shape) took 8.0–10.0 ms (median of 40)
-//! by the portable chunk, 6.2–7.7 ms by this one without the prefetch and 4.6–5.6 ms with it.
-//! That is about 13 GB/s of cache read: what is left is memory bandwidth.
+//! Measured in one process, alternating, on a 2-core machine, over the f16 cache this path
+//! first read: the attention of one token over 2,700 cached positions of 30 layers
+//! (SmolLM2-135M's shape) took 8.0–10.0 ms (median of 40) by the portable chunk, 6.2–7.7 ms by
+//! this one without reading ahead and 4.6–5.6 ms with it. That was about 13 GB/s of cache read:
+//! what is left is memory bandwidth, which is why the cache is now 8-bit.
 
 use std::arch::x86_64::{__m128, __m512};
 
 use pulp::x86::V4;
+
+use super::Rows;
 
 /// Width of the heads this path takes.
 pub(super) const HEAD: usize = 64;
@@ -27,34 +30,52 @@ const LANES: usize = 16;
 /// Vectors per head.
 const PARTS: usize = HEAD / LANES;
 
+/// Steps per row (blocks of 32).
+const STEPS: usize = HEAD / interviewer_kernels::KV_BLOCK;
+
 /// Query heads per KV head this path takes (SmolLM2-135M and -360M have 3).
 pub(super) const MAX_GROUP: usize = 4;
 
-/// Bytes of the cache read ahead of the row being used (32 rows).
+/// Bytes of the cache's integers read ahead of the row being used (64 rows); the steps are
+/// read the same 64 rows ahead.
 const PREFETCH_AHEAD: usize = 4096;
 
-/// Asks for the two cache lines of the row [`PREFETCH_AHEAD`] bytes past `row` to be loaded. A
-/// chunk streams through its rows once; with the processor's prefetchers alone the attention
-/// of a token after 2,700 positions (30 layers, 62 MB of cache) took 6.2–7.7 ms, with this
-/// 4.6–5.6 ms (alternating runs on two threads). Past the end of the cache the address is
-/// never read: a prefetch cannot fault.
+/// Asks for the integers and the steps of the row 64 past `row` to be loaded. A chunk streams
+/// through its rows once; with the processor's prefetchers alone the attention of a token
+/// after 2,700 positions (30 layers, 62 MB of f16 cache) took 6.2–7.7 ms, reading ahead
+/// 4.6–5.6 ms (alternating runs on two threads). Past the end of the cache the address is never
+/// read: a prefetch cannot fault.
 #[inline(always)]
-fn prefetch(simd: V4, row: &[u16]) {
-    let ahead = row.as_ptr().cast::<i8>().wrapping_add(PREFETCH_AHEAD);
+fn prefetch(simd: V4, quants: &[i8], steps: &[f32]) {
+    let ahead = quants.as_ptr().wrapping_add(PREFETCH_AHEAD);
     simd.sse
         ._mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ahead);
+    let steps_ahead = steps
+        .as_ptr()
+        .cast::<i8>()
+        .wrapping_add(PREFETCH_AHEAD / HEAD * STEPS * std::mem::size_of::<f32>());
     simd.sse
-        ._mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ahead.wrapping_add(64));
+        ._mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(steps_ahead);
 }
 
-/// One 64-wide row of f16 bits, widened.
+/// One 64-wide row of 8-bit integers and its two steps, widened.
 #[inline(always)]
-fn widen_row(simd: V4, row: &[u16]) -> [__m512; PARTS] {
-    prefetch(simd, row);
-    let mut parts = [simd.avx512f._mm512_setzero_ps(); PARTS];
-    for (part, halves) in parts.iter_mut().zip(row.chunks_exact(LANES)) {
-        if let Ok(halves) = <&[u16; LANES]>::try_from(halves) {
-            *part = simd.avx512f._mm512_cvtph_ps(pulp::cast(*halves));
+fn widen_row(simd: V4, quants: &[i8], steps: &[f32]) -> [__m512; PARTS] {
+    prefetch(simd, quants, steps);
+    let wide = simd.avx512f;
+    let mut parts = [wide._mm512_setzero_ps(); PARTS];
+    // No closures here: one that is not inlined loses the SIMD level.
+    let steps = [
+        wide._mm512_set1_ps(steps.first().copied().unwrap_or(0.0)),
+        wide._mm512_set1_ps(steps.get(1).copied().unwrap_or(0.0)),
+    ];
+    for (index, (part, lanes)) in parts.iter_mut().zip(quants.chunks_exact(LANES)).enumerate() {
+        if let (Ok(lanes), Some(step)) = (
+            <&[i8; LANES]>::try_from(lanes),
+            steps.get(index * LANES / interviewer_kernels::KV_BLOCK),
+        ) {
+            let integers = wide._mm512_cvtepi8_epi32(pulp::cast(*lanes));
+            *part = wide._mm512_mul_ps(wide._mm512_cvtepi32_ps(integers), *step);
         }
     }
     parts
@@ -110,25 +131,22 @@ fn sum4(simd: V4, [a, b, c, d]: [__m512; 4]) -> [f32; 4] {
     pulp::cast(quarter)
 }
 
-/// Scaled scores of the group's queries (`group × 64`) against the chunk's keys (`rows × 64`
-/// f16 bits), head-major: `scores[member × rows + row]`.
+/// Scaled scores of the group's queries (`group × 64`, at most [`MAX_GROUP`]) against the
+/// chunk's keys, head-major: `scores[member × rows + row]`.
 #[inline(always)]
-pub(super) fn scores(simd: V4, queries: &[f32], keys: &[u16], scale: f32, scores: &mut [f32]) {
-    let rows = keys.len() / HEAD;
-    let mut loaded: Vec<[__m512; PARTS]> = Vec::with_capacity(queries.len() / HEAD);
-    for query in queries.chunks_exact(HEAD) {
-        loaded.push(load_row(simd, query));
+pub(super) fn scores(simd: V4, queries: &[f32], keys: Rows<'_>, scale: f32, scores: &mut [f32]) {
+    let rows = keys.count(HEAD);
+    let mut loaded = [[simd.avx512f._mm512_setzero_ps(); PARTS]; MAX_GROUP];
+    for (slot, query) in loaded.iter_mut().zip(queries.chunks_exact(HEAD)) {
+        *slot = load_row(simd, query);
     }
-    let queries = loaded;
-    let quads = keys.chunks_exact(4 * HEAD);
-    let rest = quads.remainder();
-    for (index, quad) in quads.enumerate() {
-        // No closures here (`map`): one that is not inlined loses the SIMD level.
-        let mut four = quad.chunks_exact(HEAD);
-        let k0 = widen_row(simd, four.next().unwrap_or(&[]));
-        let k1 = widen_row(simd, four.next().unwrap_or(&[]));
-        let k2 = widen_row(simd, four.next().unwrap_or(&[]));
-        let k3 = widen_row(simd, four.next().unwrap_or(&[]));
+    let queries = loaded.get(..queries.len() / HEAD).unwrap_or(&[]);
+    let whole = rows / 4 * 4;
+    for first in (0..whole).step_by(4) {
+        let k0 = row(simd, keys, first);
+        let k1 = row(simd, keys, first + 1);
+        let k2 = row(simd, keys, first + 2);
+        let k3 = row(simd, keys, first + 3);
         for (member, query) in queries.iter().enumerate() {
             let dots = sum4(
                 simd,
@@ -139,7 +157,7 @@ pub(super) fn scores(simd: V4, queries: &[f32], keys: &[u16], scale: f32, scores
                     products(simd, query, &k3),
                 ],
             );
-            let start = member * rows + 4 * index;
+            let start = member * rows + first;
             if let Some(slots) = scores.get_mut(start..start + 4) {
                 for (slot, dot) in slots.iter_mut().zip(dots) {
                     *slot = dot * scale;
@@ -147,35 +165,48 @@ pub(super) fn scores(simd: V4, queries: &[f32], keys: &[u16], scale: f32, scores
             }
         }
     }
-    let first = rows - rest.len() / HEAD;
-    for (offset, key) in rest.chunks_exact(HEAD).enumerate() {
-        let key = widen_row(simd, key);
+    for index in whole..rows {
+        let key = row(simd, keys, index);
         for (member, query) in queries.iter().enumerate() {
             let dot = simd
                 .avx512f
                 ._mm512_reduce_add_ps(products(simd, query, &key));
-            if let Some(slot) = scores.get_mut(member * rows + first + offset) {
+            if let Some(slot) = scores.get_mut(member * rows + index) {
                 *slot = dot * scale;
             }
         }
     }
 }
 
+/// Row `index` of `rows`, widened.
+#[inline(always)]
+fn row(simd: V4, rows: Rows<'_>, index: usize) -> [__m512; PARTS] {
+    let quants = rows
+        .quants
+        .get(index * HEAD..(index + 1) * HEAD)
+        .unwrap_or(&[]);
+    let steps = rows
+        .steps
+        .get(index * STEPS..(index + 1) * STEPS)
+        .unwrap_or(&[]);
+    widen_row(simd, quants, steps)
+}
+
 /// `out[member] = Σ_row weights[member × rows + row] × value_row` for `G` query heads over the
-/// chunk's values (`rows × 64` f16 bits), the sums kept in registers throughout.
+/// chunk's values, the sums kept in registers throughout.
 #[inline(always)]
 pub(super) fn weighted_values<const G: usize>(
     simd: V4,
     weights: &[f32],
-    values: &[u16],
+    values: Rows<'_>,
     out: &mut [f32],
 ) {
-    let rows = values.len() / HEAD;
+    let rows = values.count(HEAD);
     let mut acc = [[simd.avx512f._mm512_setzero_ps(); PARTS]; G];
-    for (row, value) in values.chunks_exact(HEAD).enumerate() {
-        let value = widen_row(simd, value);
+    for index in 0..rows {
+        let value = row(simd, values, index);
         for (member, sums) in acc.iter_mut().enumerate() {
-            let weight = weights.get(member * rows + row).copied().unwrap_or(0.0);
+            let weight = weights.get(member * rows + index).copied().unwrap_or(0.0);
             let weight = simd.avx512f._mm512_set1_ps(weight);
             for (sum, part) in sums.iter_mut().zip(value) {
                 *sum = simd.avx512f._mm512_fmadd_ps(weight, part, *sum);

@@ -80,20 +80,30 @@ fn rate(tokens: usize, time: Duration) -> f64 {
     tokens as f64 / time.as_secs_f64().max(1e-9)
 }
 
+/// `rate` for a table cell: a dash where under a millisecond of work makes a rate meaningless
+/// (a reply the grammar forced whole, token by token, without running the model).
+fn rate_cell(tokens: usize, time: Duration) -> String {
+    if time < Duration::from_millis(1) {
+        "    —".to_owned()
+    } else {
+        format!("{:>5.0}", rate(tokens, time))
+    }
+}
+
 fn show(label: &str, stats: &GenerationStats) {
     let run = stats.prompt_tokens - stats.reused_tokens;
     let sampled = stats.generated_tokens - stats.forced_tokens;
     println!(
-        "{label:<34} prompt {:>5} tok ({:>5} reused) {:>7.0} ms = {:>5.0} tok/s | reply {:>4} tok \
-         ({:>3} forced) {:>7.0} ms = {:>5.1} tok/s{}",
+        "{label:<34} prompt {:>5} tok ({:>5} reused) {:>7.0} ms = {} tok/s | reply {:>4} tok \
+         ({:>3} forced) {:>7.0} ms = {} tok/s{}",
         stats.prompt_tokens,
         stats.reused_tokens,
         stats.prefill.as_secs_f64() * 1e3,
-        rate(run, stats.prefill),
+        rate_cell(run, stats.prefill),
         stats.generated_tokens,
         stats.forced_tokens,
         stats.decode.as_secs_f64() * 1e3,
-        rate(stats.generated_tokens, stats.decode),
+        rate_cell(stats.generated_tokens, stats.decode),
         if stats.masks > 0 {
             format!(
                 " | schema {:.2} ms, {} masks {:.3} ms each ({} sampled)",
@@ -258,12 +268,13 @@ async fn main() {
     );
     let info = provider.info().clone();
     println!(
-        "load: {:.0} ms ({} {}, {} matrices on our Q4_1 kernel, {} requantized to Q8_0, \
-         {} template, {} threads)",
+        "load: {:.0} ms ({} {}, matrices on our kernels: {} Q4_1 and {} Q8_0, {} requantized \
+         to Q8_0, {} template, {} threads)",
         started.elapsed().as_secs_f64() * 1e3,
         provider.model(),
         info.quantization,
-        info.q4_1_kernel,
+        info.our_kernels.q4_1,
+        info.our_kernels.q8_0,
         info.requantized,
         info.template,
         info.threads

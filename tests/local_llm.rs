@@ -478,8 +478,10 @@ fn the_fallback_model_loads_as_stored_with_its_chat_template() {
     assert_eq!(info.quantization, "Q4_1");
     assert_eq!(info.requantized, 0, "Q4_1 is read as the file stores it");
     assert_eq!(
-        info.q4_1_kernel, 210,
-        "every layer's weight matrices (30 layers of 7) go to our kernel"
+        (info.our_kernels.q4_1, info.our_kernels.q8_0),
+        (210, 1),
+        "every layer's weight matrices (30 layers of 7) go to our Q4_1 kernel, the token \
+         embedding (also the output matrix) to our Q8_0 one"
     );
     assert!(
         info.tokenizer.starts_with("GGUF metadata"),

@@ -14,6 +14,7 @@
 
 #![allow(clippy::inline_always)]
 
+mod job;
 mod kv;
 mod q4_1;
 mod q8_0;

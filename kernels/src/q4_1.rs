@@ -25,8 +25,9 @@
 use std::fmt;
 use std::ops::Range;
 
-use pulp::{Arch, Simd, WithSimd};
+use pulp::{Simd, WithSimd};
 
+use crate::job::{self, Format, Job, Products};
 use crate::widen_f16;
 
 #[cfg(target_arch = "x86_64")]
@@ -188,25 +189,29 @@ impl Q41Matrix {
         out: &mut [f32],
     ) -> Result<(), ShapeError> {
         input.check(self.cols, self.rows, &rows, out.len())?;
-        match input.path {
-            #[cfg(target_arch = "x86_64")]
-            Path::Avx2 => {
-                let Some(simd) = pulp::x86::V3::try_new() else {
-                    return Err(ShapeError(
-                        "an input laid out for AVX2, which this CPU does not have".to_owned(),
-                    ));
-                };
-                let kernel = avx2::Kernel::new(simd, self.blocks_per_row());
-                Simd::vectorize(simd, Products::new(kernel, self, input, rows, out));
-            }
-            Path::Portable => Arch::new().dispatch(Portable {
-                matrix: self,
-                input,
-                rows,
-                out,
-            }),
+        job::run(Job {
+            matrix: self,
+            input,
+            rows,
+            out,
+        })
+    }
+}
+
+impl Format for Q41Matrix {
+    #[cfg(target_arch = "x86_64")]
+    fn avx2(job: Job<'_, Self>, simd: pulp::x86::V3) {
+        let kernel = avx2::Kernel::new(simd, job.matrix.blocks_per_row());
+        Simd::vectorize(simd, Products { kernel, job });
+    }
+
+    #[inline(always)]
+    fn portable<S: Simd>(job: Job<'_, Self>, simd: S) {
+        Products {
+            kernel: PortableKernel { simd },
+            job,
         }
-        Ok(())
+        .with_simd(simd);
     }
 }
 
@@ -412,44 +417,20 @@ trait RowProducts {
 
 /// The products of some rows by one kernel, as one SIMD dispatch: each row's scales and
 /// minimums are widened once for all the passes.
-struct Products<'a, K> {
-    kernel: K,
-    matrix: &'a Q41Matrix,
-    input: &'a Activations,
-    rows: Range<usize>,
-    out: &'a mut [f32],
-}
-
-impl<'a, K: RowProducts> Products<'a, K> {
-    #[cfg(target_arch = "x86_64")]
-    fn new(
-        kernel: K,
-        matrix: &'a Q41Matrix,
-        input: &'a Activations,
-        rows: Range<usize>,
-        out: &'a mut [f32],
-    ) -> Self {
-        Self {
-            kernel,
-            matrix,
-            input,
-            rows,
-            out,
-        }
-    }
-}
-
-impl<K: RowProducts> WithSimd for Products<'_, K> {
+impl<K: RowProducts> WithSimd for Products<'_, K, Q41Matrix> {
     type Output = ();
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
         let Self {
             mut kernel,
-            matrix,
-            input,
-            rows,
-            out,
+            job:
+                Job {
+                    matrix,
+                    input,
+                    rows,
+                    out,
+                },
         } = self;
         let per_row = matrix.blocks_per_row();
         let tokens = input.tokens;
@@ -478,36 +459,6 @@ impl<K: RowProducts> WithSimd for Products<'_, K> {
                 }
             }
         }
-    }
-}
-
-/// The portable path's dispatch: its kernel needs the SIMD level `pulp` picks.
-struct Portable<'a> {
-    matrix: &'a Q41Matrix,
-    input: &'a Activations,
-    rows: Range<usize>,
-    out: &'a mut [f32],
-}
-
-impl WithSimd for Portable<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
-        let Self {
-            matrix,
-            input,
-            rows,
-            out,
-        } = self;
-        Products {
-            kernel: PortableKernel { simd },
-            matrix,
-            input,
-            rows,
-            out,
-        }
-        .with_simd(simd);
     }
 }
 

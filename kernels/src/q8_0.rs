@@ -13,9 +13,10 @@
 
 use std::ops::Range;
 
-use pulp::{Arch, Simd, WithSimd};
+use pulp::{Simd, WithSimd};
 
-use crate::q4_1::{Activations, Pass, Path};
+use crate::job::{self, Format, Job, Products};
+use crate::q4_1::{Activations, Pass};
 use crate::{BLOCK, ShapeError, TOKENS_PER_PASS, widen_f16};
 
 /// Bytes of one block in a GGUF file: f16 scale, 32 signed bytes.
@@ -104,25 +105,29 @@ impl Q80Matrix {
         out: &mut [f32],
     ) -> Result<(), ShapeError> {
         input.check(self.cols, self.rows, &rows, out.len())?;
-        match input.path() {
-            #[cfg(target_arch = "x86_64")]
-            Path::Avx2 => {
-                let Some(simd) = pulp::x86::V3::try_new() else {
-                    return Err(ShapeError(
-                        "an input laid out for AVX2, which this CPU does not have".to_owned(),
-                    ));
-                };
-                let kernel = avx2::Kernel::new(simd);
-                Simd::vectorize(simd, Products::new(kernel, self, input, rows, out));
-            }
-            Path::Portable => Arch::new().dispatch(Portable {
-                matrix: self,
-                input,
-                rows,
-                out,
-            }),
+        job::run(Job {
+            matrix: self,
+            input,
+            rows,
+            out,
+        })
+    }
+}
+
+impl Format for Q80Matrix {
+    #[cfg(target_arch = "x86_64")]
+    fn avx2(job: Job<'_, Self>, simd: pulp::x86::V3) {
+        let kernel = avx2::Kernel::new(simd);
+        Simd::vectorize(simd, Products { kernel, job });
+    }
+
+    #[inline(always)]
+    fn portable<S: Simd>(job: Job<'_, Self>, simd: S) {
+        Products {
+            kernel: PortableKernel { simd },
+            job,
         }
-        Ok(())
+        .with_simd(simd);
     }
 }
 
@@ -140,43 +145,20 @@ trait PassProducts {
 
 /// The products of some rows by one kernel, as one SIMD dispatch: each row's scales are
 /// widened once for all the passes.
-struct Products<'a, K> {
-    kernel: K,
-    matrix: &'a Q80Matrix,
-    input: &'a Activations,
-    rows: Range<usize>,
-    out: &'a mut [f32],
-}
-
-impl<'a, K: PassProducts> Products<'a, K> {
-    fn new(
-        kernel: K,
-        matrix: &'a Q80Matrix,
-        input: &'a Activations,
-        rows: Range<usize>,
-        out: &'a mut [f32],
-    ) -> Self {
-        Self {
-            kernel,
-            matrix,
-            input,
-            rows,
-            out,
-        }
-    }
-}
-
-impl<K: PassProducts> WithSimd for Products<'_, K> {
+impl<K: PassProducts> WithSimd for Products<'_, K, Q80Matrix> {
     type Output = ();
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
         let Self {
             mut kernel,
-            matrix,
-            input,
-            rows,
-            out,
+            job:
+                Job {
+                    matrix,
+                    input,
+                    rows,
+                    out,
+                },
         } = self;
         let tokens = input.tokens();
         let mut scale = vec![0.0f32; matrix.cols / BLOCK];
@@ -192,29 +174,6 @@ impl<K: PassProducts> WithSimd for Products<'_, K> {
                 }
             }
         }
-    }
-}
-
-/// The portable path's dispatch: its kernel needs the SIMD level `pulp` picks.
-struct Portable<'a> {
-    matrix: &'a Q80Matrix,
-    input: &'a Activations,
-    rows: Range<usize>,
-    out: &'a mut [f32],
-}
-
-impl WithSimd for Portable<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
-        let Self {
-            matrix,
-            input,
-            rows,
-            out,
-        } = self;
-        Products::new(PortableKernel { simd }, matrix, input, rows, out).with_simd(simd);
     }
 }
 
@@ -326,6 +285,7 @@ mod avx2 {
 #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
 mod tests {
     use super::*;
+    use crate::q4_1::Path;
 
     /// A deterministic `rows × cols` matrix as GGUF stores it, every byte value -128–127
     /// among its weights.

@@ -245,8 +245,9 @@ fn verify(out: &mut dyn std::io::Write) -> Result<(), CliError> {
     emit(
         out,
         &format!(
-            "local LLM {} ({}, {}): {}, {} template, {}, {} weight matrices multiplied as \
-             Q4_1 by our kernel, {} tensors requantized to Q8_0, loaded in {} ms, {} threads\n  \
+            "local LLM {} ({}, {}): {}, {} template, {}, weight matrices multiplied by our \
+             kernels: {} Q4_1 and {} Q8_0, {} tensors requantized to Q8_0, loaded in {} ms, {} \
+             threads\n  \
              tokenizer: {}\n",
             crate::llm::local::model_name(&info.path),
             info.path.display(),
@@ -254,7 +255,8 @@ fn verify(out: &mut dyn std::io::Write) -> Result<(), CliError> {
             info.architecture,
             info.template,
             info.quantization,
-            info.q4_1_kernel,
+            info.our_kernels.q4_1,
+            info.our_kernels.q8_0,
             info.requantized,
             info.load_time.as_millis(),
             info.threads,

@@ -151,12 +151,20 @@ pub struct LocalModelInfo {
     pub quantization: String,
     /// Tensors requantized to `Q8_0` at load.
     pub requantized: usize,
-    /// Weight matrices multiplied as `Q4_1`, as the file stores them, by our own kernel.
-    pub q4_1_kernel: usize,
+    /// Weight matrices multiplied by our own kernels, in the format the file stores them.
+    pub our_kernels: KernelMatrices,
     /// Reading, requantizing and checking the model.
     pub load_time: Duration,
     /// candle's inference threads.
     pub threads: usize,
+}
+
+/// How many weight matrices each of our kernels multiplies (the token embedding counted once
+/// when the output matrix is the same tensor).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KernelMatrices {
+    pub q4_1: usize,
+    pub q8_0: usize,
 }
 
 enum Job {
@@ -201,7 +209,7 @@ impl LocalProvider {
         let context = loaded.facts.context;
         let quantization = loaded.facts.quantization.clone();
         let requantized = loaded.requantized;
-        let q4_1_kernel = loaded.q4_1_kernel;
+        let our_kernels = loaded.our_kernels;
         let engine = Engine::new(loaded, config.seed)?;
         let load_time = started.elapsed();
         let threads = candle_core::utils::get_num_threads();
@@ -224,7 +232,7 @@ impl LocalProvider {
             context,
             quantization,
             requantized,
-            q4_1_kernel,
+            our_kernels,
             load_time,
             threads,
         };

@@ -142,9 +142,9 @@ impl LlamaModel {
         })
     }
 
-    /// Weight matrices our `Q4_1` kernel multiplies (the embedding counted once when the output
-    /// shares it).
-    pub(super) fn q4_1_matrices(&self) -> usize {
+    /// Weight matrices each of our kernels multiplies (the embedding counted once when the
+    /// output shares it).
+    pub(super) fn kernel_matrices(&self) -> super::KernelMatrices {
         let layers = self.layers.iter().flat_map(|layer| {
             [
                 &layer.wq,
@@ -162,10 +162,15 @@ impl LlamaModel {
         } else {
             &[&self.embedding, &self.output]
         };
-        layers
-            .chain(ends.iter().copied())
-            .filter(|m| m.is_q4_1())
-            .count()
+        let mut counts = super::KernelMatrices::default();
+        for matrix in layers.chain(ends.iter().copied()) {
+            if matrix.is_q4_1() {
+                counts.q4_1 += 1;
+            } else if matrix.is_q8_0() {
+                counts.q8_0 += 1;
+            }
+        }
+        counts
     }
 
     /// Rows of the token embedding: the size of the logits.

@@ -159,8 +159,8 @@ pub(super) struct Loaded {
     pub(super) facts: GgufFacts,
     /// Tensors requantized to `Q8_0` at load.
     pub(super) requantized: usize,
-    /// Weight matrices our `Q4_1` kernel multiplies.
-    pub(super) q4_1_kernel: usize,
+    /// Weight matrices our kernels multiply.
+    pub(super) our_kernels: super::KernelMatrices,
 }
 
 /// Loads the GGUF at `path`; the tokenizer comes from `tokenizer` when given, else from a
@@ -212,16 +212,16 @@ pub(super) fn load(path: &Path, tokenizer: Option<&Path>) -> Result<Loaded, Loca
     } else {
         (build(path, &facts, content, &mut reader)?, 0)
     };
-    let q4_1_kernel = match &weights {
-        Weights::Llama(model) => model.q4_1_matrices(),
-        Weights::Qwen2(_) => 0,
+    let our_kernels = match &weights {
+        Weights::Llama(model) => model.kernel_matrices(),
+        Weights::Qwen2(_) => super::KernelMatrices::default(),
     };
     let mut loaded = Loaded {
         weights,
         tokenizer,
         facts,
         requantized,
-        q4_1_kernel,
+        our_kernels,
     };
     smoke_test(&mut loaded).map_err(|e| fail(format!("test forward pass failed: {e}")))?;
     Ok(loaded)

@@ -101,6 +101,11 @@ impl Matrix {
         matches!(self, Self::Q41(_))
     }
 
+    /// Whether our `Q8_0` kernel multiplies this matrix.
+    pub(super) fn is_q8_0(&self) -> bool {
+        matches!(self, Self::Q80(_))
+    }
+
     /// Whether the two are the same matrix of ours (a tied embedding and output).
     pub(super) fn is_shared_with(&self, other: &Self) -> bool {
         match (self, other) {

@@ -11,8 +11,9 @@
 //!
 //! The rules, in order: the question speaks to the respondent (`you`, `your`); it does not talk
 //! about the interview itself (`the person`, `the respondent`, `this question`, …); it has no
-//! "are you" + bare verb (`Are you tell me`) and no word glued from fragments
-//! (`trying-to-expl`); what it quotes, the respondent said or a concept is called (no misspelt
+//! "are you" + bare verb (`Are you tell me`), no word glued from fragments (`trying-to-expl`)
+//! and is not two questions spliced by a comma (`Are you thinking of oat milk, how does that
+//! change your decision?`); what it quotes, the respondent said or a concept is called (no misspelt
 //! "frogs well" for "froths well"); and it shares a content word with what the interview is
 //! about (the topic and the concepts' labels), where words match on a common stem of at least
 //! [`MIN_STEM`] letters (`froth` ~ `froths` ~ `frothing`).
@@ -51,6 +52,15 @@ const BARE_VERBS: &[&str] = &[
     "tell", "think", "talk", "say", "describe", "mean", "know", "like", "want", "feel", "use",
     "see", "explain", "remember", "prefer", "choose", "find", "ask",
 ];
+
+/// Words that open a yes/no question.
+const AUXILIARIES: &[&str] = &[
+    "am", "are", "is", "was", "were", "do", "does", "did", "can", "could", "would", "will", "have",
+    "has", "had", "should", "shall", "may", "might",
+];
+
+/// Words that open a wh-question.
+const WH_WORDS: &[&str] = &["how", "what", "why", "which", "who", "where", "when"];
 
 /// Short or function words that say nothing about the topic.
 const STOPWORDS: &[&str] = &[
@@ -148,6 +158,9 @@ pub enum RelevanceProblem {
     /// "Are you" with a bare verb, or a word glued from fragments.
     #[error("is not a sentence ('{words}')")]
     Broken { words: String },
+    /// A yes/no question with a wh-question after a comma: two questions in one sentence.
+    #[error("is two questions spliced by a comma ('{words}')")]
+    Spliced { words: String },
     /// A quoted phrase that is not the respondent's or a concept's (a misspelt label).
     #[error("quotes '{quote}', which the respondent did not say")]
     Misquoted { quote: String },
@@ -200,6 +213,9 @@ pub fn check_small_model_question(
             words: glued.to_owned(),
         });
     }
+    if let Some(words) = spliced(&lower, &words) {
+        return Err(RelevanceProblem::Spliced { words });
+    }
     if anchors.about.is_empty() {
         return Ok(());
     }
@@ -225,6 +241,27 @@ pub fn check_small_model_question(
     } else {
         Err(RelevanceProblem::OffTopic)
     }
+}
+
+/// The start of a wh-question after a comma (`, how does`) in a question that opens like a
+/// yes/no one (`Are you …`). A sentence that opens otherwise may go on with a wh-question
+/// (`When you choose oat milk, what matters most?`).
+fn spliced(lower: &str, words: &[String]) -> Option<String> {
+    let opening = words.first()?;
+    if !AUXILIARIES.contains(&opening.as_str()) {
+        return None;
+    }
+    lower
+        .split(',')
+        .skip(1)
+        .find_map(|clause| match words_of(clause).as_slice() {
+            [wh, verb, ..]
+                if WH_WORDS.contains(&wh.as_str()) && AUXILIARIES.contains(&verb.as_str()) =>
+            {
+                Some(format!(", {wh} {verb}"))
+            }
+            _ => None,
+        })
 }
 
 /// Lowercase words: runs of letters and apostrophes.
@@ -355,6 +392,15 @@ mod tests {
                 |p| matches!(p, RelevanceProblem::Broken { words } if words == "are you ask"),
             ),
             (
+                "Are you thinking of oat milk as an alternative to dairy milk, how does that \
+                 change your decision?",
+                |p| matches!(p, RelevanceProblem::Spliced { words } if words == ", how does"),
+            ),
+            (
+                "Is it the froth in your latte, what do you think?",
+                |p| matches!(p, RelevanceProblem::Spliced { words } if words == ", what do"),
+            ),
+            (
                 "Are you just ask me about the climate?",
                 |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "ask me"),
             ),
@@ -378,6 +424,8 @@ mod tests {
             "How does your latte taste with dairy instead?",
             "When did you first switch away from dairy?",
             "You mentioned \u{201c}froths well\u{201d}. Why does that matter to you?",
+            "When you choose oat milk for your latte, what matters most?",
+            "Do you buy oat milk for the froth, or for the taste of your latte?",
         ] {
             assert_eq!(
                 check_small_model_question(question, ANCHORS),

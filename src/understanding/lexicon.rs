@@ -17,6 +17,14 @@ const FILLER_VERBS: &str = "think guess suppose reckon know mean say cover suppo
 const LIGHT_VERBS: &str = "be have like love prefer enjoy use buy get choose pick drink want \
     need hate dislike find give";
 
+/// Light verbs that take a result ("get more done", "have it delivered"): with a participle
+/// after the object, the verb is part of what is said.
+const RESULT_VERBS: &str = "get have";
+
+/// Past participles that do not end in "-ed".
+const IRREGULAR_PARTICIPLES: &str = "done made gone seen taken given known paid built sold \
+    brought bought kept sent";
+
 /// Verbs that say their subject brings about their object ("X makes Y", "X helps me Y"): a
 /// causal link inside one clause.
 const CAUSATIVE_VERBS: &str = "make help let allow enable mean cause give keep save stop \
@@ -169,6 +177,16 @@ pub(super) fn is_filler_verb(lemma: &str) -> bool {
 
 pub(super) fn is_light_verb(lemma: &str) -> bool {
     listed(LIGHT_VERBS, lemma)
+}
+
+pub(super) fn is_result_verb(lemma: &str) -> bool {
+    listed(RESULT_VERBS, lemma)
+}
+
+/// A word that reads as a past participle: listed, or ending in "-ed" after at least three
+/// letters ("fixed", "sorted"; not "red" or "bed").
+pub(super) fn is_participle(word: &str) -> bool {
+    listed(IRREGULAR_PARTICIPLES, word) || (word.len() >= 5 && word.ends_with("ed"))
 }
 
 pub(super) fn is_causative_verb(lemma: &str) -> bool {

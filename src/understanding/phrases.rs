@@ -370,6 +370,21 @@ mod tests {
     }
 
     #[test]
+    fn a_result_after_get_keeps_the_verb() {
+        assert_eq!(
+            labels("I get more done at work."),
+            ["get more done at work"]
+        );
+        assert_eq!(
+            labels("I get my work done faster."),
+            ["get my work done faster"]
+        );
+        // Before its noun a participle only describes it.
+        assert_eq!(labels("I have a sealed carton."), ["sealed carton"]);
+        assert_eq!(labels("I get the sweetened one."), ["sweetened"]);
+    }
+
+    #[test]
     fn fillers_and_pronoun_objects_yield_nothing() {
         assert!(
             labels("I just like it.").is_empty(),

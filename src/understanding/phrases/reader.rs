@@ -96,7 +96,30 @@ impl Reader<'_> {
             .clone()
             .or_else(|| after.first().map(|(_, r)| r.clone()))
             .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()));
-        if lexicon::is_light_verb(lemma) {
+        // "get more done at work", "get my work done faster": a participle that ends the
+        // object is the result the verb brings about, so the verb stays in the phrase. Inside
+        // the object it only describes it ("have a sealed carton", "get the sweetened one").
+        let result = lexicon::is_result_verb(lemma)
+            && object.clone().is_some_and(|r| {
+                r.into_iter().any(|i| {
+                    let participle = self
+                        .word(i)
+                        .is_some_and(|w| lexicon::is_participle(&w.norm));
+                    let ends_the_phrase = self.word(i + 1).is_none_or(|w| {
+                        matches!(
+                            w.class,
+                            WordClass::Punctuation
+                                | WordClass::Preposition
+                                | WordClass::Adverb
+                                | WordClass::Adjective
+                                | WordClass::Conjunction
+                                | WordClass::Subordinator
+                        )
+                    });
+                    participle && ends_the_phrase
+                })
+            });
+        if lexicon::is_light_verb(lemma) && !result {
             if let Some(object) = content_object {
                 let main = alone(object, Origin::Predicate);
                 return FramePhrases::new(subject_phrase(), main, setting);

@@ -144,6 +144,11 @@ const OCCASION_WORDS: &str = "yesterday today tonight monday tuesday wednesday t
     friday saturday sunday morning evening night weekend january february march april may \
     june july august september october november december once";
 
+/// Units and amounts of a span of time, as in "two years ago" or "a couple of months ago".
+const TIME_SPAN_WORDS: &str = "second seconds minute minutes hour hours day days week weeks \
+    month months year years decade decades while ages a an one two three four five six seven \
+    eight nine ten few couple of several some many about almost nearly over";
+
 /// Vague words that stand in for content ("stuff", "things").
 const VAGUE_WORDS: &str = "stuff things thing whatever something anything everything fine \
     okay ok";
@@ -169,6 +174,10 @@ const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it it
 
 fn listed(list: &str, word: &str) -> bool {
     list.split_whitespace().any(|w| w == word)
+}
+
+pub(super) fn is_time_span_word(word: &str) -> bool {
+    listed(TIME_SPAN_WORDS, word)
 }
 
 pub(super) fn is_filler_verb(lemma: &str) -> bool {

@@ -385,6 +385,27 @@ mod tests {
     }
 
     #[test]
+    fn a_span_of_time_before_ago_is_not_part_of_the_concept() {
+        assert_eq!(
+            labels("I switched to oat milk two years ago because dairy upset my stomach."),
+            ["switched to oat milk", "dairy upset my stomach"]
+        );
+        assert_eq!(
+            labels("I switched to oat milk about a year ago."),
+            ["switched to oat milk"]
+        );
+        assert_eq!(
+            labels("I tried oat milk a couple of months ago."),
+            ["tried oat milk"]
+        );
+        // Without "ago" a span of time stays.
+        assert_eq!(
+            labels("I switched to oat milk for a year."),
+            ["switched to oat milk for a year"]
+        );
+    }
+
+    #[test]
     fn fillers_and_pronoun_objects_yield_nothing() {
         assert!(
             labels("I just like it.").is_empty(),

@@ -154,6 +154,7 @@ impl Reader<'_> {
         let tail = self.contiguous(&after, predicate.end, linking);
         parts.push(predicate.clone());
         parts.extend(tail);
+        self.drop_time_ago(&mut parts);
         let main = self
             .phrase(&parts, predicate, Origin::Predicate)
             .filter(|p| p.words.len() >= 2);
@@ -246,6 +247,33 @@ impl Reader<'_> {
             end = range.end;
         }
         out
+    }
+
+    /// Cuts a span of time before "ago" off the end of `parts` ("switched to oat milk two
+    /// years ago" → "switched to oat milk"): when it happened is a circumstance, not part of
+    /// the concept.
+    fn drop_time_ago(&self, parts: &mut Vec<Range<usize>>) {
+        let Some(end) = parts.iter().map(|r| r.end).max() else {
+            return;
+        };
+        if self.word(end).is_none_or(|w| w.norm != "ago") {
+            return;
+        }
+        let mut cut = end;
+        while cut > 0
+            && self.word(cut - 1).is_some_and(|w| {
+                w.class == WordClass::Number || lexicon::is_time_span_word(&w.norm)
+            })
+        {
+            cut -= 1;
+        }
+        if cut == end {
+            return;
+        }
+        parts.retain_mut(|r| {
+            r.end = r.end.min(cut);
+            r.start < r.end
+        });
     }
 
     /// At most two words lie between word `end` and word `start`, none a clause break or a

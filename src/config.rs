@@ -49,6 +49,15 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
 #[cfg(test)]
 pub(crate) use signal_names::AnySignals;
 pub use signal_names::SignalNames;
+
+/// A methodology the project ships in `config/`, for unit tests (signal names are checked by
+/// the loader's own tests, not here).
+#[cfg(test)]
+pub(crate) fn shipped_methodology(name: &str) -> Methodology {
+    ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
+        .methodology(name, &AnySignals)
+        .unwrap()
+}
 pub use yaml::MAX_CONFIG_BYTES;
 
 /// Environment variable naming the config directory when `--config-dir` is not given.

@@ -370,9 +370,7 @@ mod tests {
     use super::*;
 
     fn mec() -> Methodology {
-        crate::config::ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-            .methodology("means_end_chain", &crate::signals::Catalog)
-            .unwrap()
+        crate::config::shipped_methodology("means_end_chain")
     }
 
     #[test]

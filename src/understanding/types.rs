@@ -256,9 +256,7 @@ mod tests {
     use crate::embed::HashEmbedder;
 
     fn mec() -> Methodology {
-        let dir = crate::config::ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
-        dir.methodology("means_end_chain", &crate::signals::Catalog)
-            .unwrap()
+        crate::config::shipped_methodology("means_end_chain")
     }
 
     #[test]

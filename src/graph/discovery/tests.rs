@@ -1,12 +1,9 @@
 use super::*;
-use crate::config::ConfigDir;
 use crate::embed::{Embedder, HashEmbedder};
 use crate::graph::model::SlotStatus;
 
 fn mec() -> Methodology {
-    ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain", &crate::config::AnySignals)
-        .unwrap()
+    crate::config::shipped_methodology("means_end_chain")
 }
 
 fn node(id: &str, label: &str, node_type: &str) -> KgNode {

@@ -1,10 +1,7 @@
 use super::*;
-use crate::config::ConfigDir;
 
 fn mec() -> Methodology {
-    ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-        .methodology("means_end_chain", &crate::config::AnySignals)
-        .unwrap()
+    crate::config::shipped_methodology("means_end_chain")
 }
 
 fn node(id: &str, node_type: &str, mentions: usize) -> KgNode {

@@ -212,9 +212,7 @@ mod tests {
     use crate::graph::surface::{ExtractedConcept, ExtractedRelationship};
 
     fn mec() -> Methodology {
-        let dir = crate::config::ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"));
-        dir.methodology("means_end_chain", &crate::signals::Catalog)
-            .unwrap()
+        crate::config::shipped_methodology("means_end_chain")
     }
 
     fn concept(label: &str, quote: &str) -> ExtractedConcept {

@@ -58,12 +58,15 @@ fn quantize_inline(values: &[f32], width: usize, quants: &mut [i8], steps: &mut 
 /// it picks its SIMD level itself (`pulp`'s dispatch is a cached feature check): inlined into
 /// the caller instead, it would run unoptimised in the main crate's test builds.
 pub fn dequantize_rows(quants: &[i8], steps: &[f32], width: usize, out: &mut [f32]) {
-    pulp::Arch::new().dispatch(|| dequantize_inline(quants, steps, width, out));
+    pulp::Arch::new().dispatch(|| dequantize_rows_inline(quants, steps, width, out));
 }
 
-/// [`dequantize_rows`] for `pulp` to inline into its dispatch.
+/// [`dequantize_rows`] for a caller already inside a `pulp` dispatch, which it inlines into
+/// and takes the SIMD level of: the attention kernel dequantizes four rows at a time, and a
+/// dispatch of its own per block made the portable attention of a token over 2,700 positions
+/// (30 layers) take 3.7 instead of 3.3 ms.
 #[inline(always)]
-fn dequantize_inline(quants: &[i8], steps: &[f32], width: usize, out: &mut [f32]) {
+pub fn dequantize_rows_inline(quants: &[i8], steps: &[f32], width: usize, out: &mut [f32]) {
     let per_row = kv_steps_per_row(width);
     let rows = quants
         .chunks_exact(width.max(1))

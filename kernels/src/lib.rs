@@ -19,7 +19,7 @@ mod kv;
 mod q4_1;
 mod q8_0;
 
-pub use kv::{KV_BLOCK, dequantize_rows, kv_steps_per_row, quantize_rows};
+pub use kv::{KV_BLOCK, dequantize_rows, dequantize_rows_inline, kv_steps_per_row, quantize_rows};
 pub use q4_1::{Activations, BLOCK, Q41Matrix, ShapeError, TOKENS_PER_PASS};
 pub use q8_0::Q80Matrix;
 

@@ -12,7 +12,9 @@
 //! overwritten by the next tokens.
 
 use candle_core::{Device, Result, Tensor};
-use interviewer_kernels::{dequantize_rows, kv_steps_per_row, quantize_rows};
+use interviewer_kernels::{
+    dequantize_rows, dequantize_rows_inline, kv_steps_per_row, quantize_rows,
+};
 
 use super::LlamaShape;
 
@@ -53,6 +55,12 @@ impl<'a> Rows<'a> {
     #[inline(always)]
     pub(super) fn dequantize(self, width: usize, out: &mut [f32]) {
         dequantize_rows(self.quants, self.steps, width, out);
+    }
+
+    /// [`Rows::dequantize`] for a caller inside a `pulp` dispatch (the attention's chunks).
+    #[inline(always)]
+    pub(super) fn dequantize_in_dispatch(self, width: usize, out: &mut [f32]) {
+        dequantize_rows_inline(self.quants, self.steps, width, out);
     }
 }
 

@@ -196,14 +196,18 @@ macro_rules! for_each_block {
         let whole = total / 4 * 4;
         for $first in (0..whole).step_by(4) {
             if let Some(wide) = $buffer.get_mut(..4 * $width) {
-                $rows.range($first, 4, $width).dequantize($width, wide);
+                $rows
+                    .range($first, 4, $width)
+                    .dequantize_in_dispatch($width, wide);
                 let $block = Block::Four(split4(wide, $width));
                 $body
             }
         }
         for $first in whole..total {
             if let Some(wide) = $buffer.get_mut(..$width) {
-                $rows.range($first, 1, $width).dequantize($width, wide);
+                $rows
+                    .range($first, 1, $width)
+                    .dequantize_in_dispatch($width, wide);
                 let $block = Block::One(wide);
                 $body
             }

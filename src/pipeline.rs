@@ -21,7 +21,10 @@ mod error;
 pub mod events;
 mod ids;
 mod interview;
+mod moderator;
+mod ports;
 mod result;
+mod runner;
 mod stages;
 mod world;
 

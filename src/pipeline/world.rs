@@ -10,6 +10,7 @@ use crate::graph::node_state::NodeStateTracker;
 use crate::store::{SessionStatus, Store, StoreOps};
 
 use super::PipelineError;
+use super::stages::{Effects, merge_mappings};
 
 #[derive(Debug, Clone)]
 pub(crate) struct World {
@@ -104,5 +105,33 @@ impl World {
             }
         }
         self.edges.extend_from_slice(created);
+    }
+
+    /// Applies a committed stage's effects.
+    pub fn apply(&mut self, effects: Effects<'_>) {
+        self.apply_nodes(&effects.nodes_updated, &effects.nodes_created);
+        self.apply_edges(&effects.edges_updated, &effects.edges_created);
+        for slot in effects.slots_updated {
+            if let Some(old) = self.slots.iter_mut().find(|s| s.id == slot.id) {
+                *old = slot;
+            }
+        }
+        self.slots.extend(effects.slots_created);
+        if !effects.mappings.is_empty() {
+            self.mappings = merge_mappings(&self.mappings, &effects.mappings);
+        }
+        if let Some(edges) = effects.canonical_edges {
+            self.canonical_edges = edges;
+        }
+        if let Some(tracker) = effects.tracker {
+            self.tracker = tracker;
+        }
+        if let Some(state) = effects.state {
+            self.state = state;
+        }
+        if let Some(reason) = effects.finish {
+            self.status = SessionStatus::Finished;
+            self.termination_reason = Some(reason);
+        }
     }
 }

@@ -11,8 +11,10 @@ use crate::domain::{Phase, SessionState, Speaker};
 use crate::graph::node_state::NodeStateTracker;
 use crate::pipeline::contracts::{Focus, StrategySelectionOutput};
 use crate::pipeline::interview::{Interview, OVERRIDE_CHECKPOINT};
-use crate::pipeline::stages::decide::focus_mode_name;
-use crate::pipeline::stages::respond::scoring_record;
+use crate::pipeline::ports::usage_row;
+use crate::pipeline::stages::s06_strategy_selection::focus_mode_name;
+use crate::pipeline::stages::s08_question_generation as s08;
+use crate::pipeline::stages::s10_scoring_persistence::scoring_record;
 use crate::pipeline::{Event, EventSink, PipelineError, Stage, TurnError};
 use crate::scoring::{ScoredCandidate, select_node};
 use crate::store::StoreOps;
@@ -48,7 +50,7 @@ impl Interview {
         self.ensure_can_override(turn)?;
         let id = self.world.session_id.clone();
         let run = self.restore_run(turn, String::new()).map_err(|(_, e)| e)?;
-        let strategy = self.strategy(strategy_name)?;
+        let strategy = self.ports(events).strategy(strategy_name)?.clone();
         let saved = run
             .decision
             .as_ref()
@@ -63,7 +65,7 @@ impl Interview {
         };
         let old = run.ctx.strategy_selection()?.clone();
         let phase = self.spec.methodology.phase_for(turn, self.world.max_turns);
-        let new_selection = override_selection(&old, strategy, node, &tracker, turn, phase)?;
+        let new_selection = override_selection(&old, &strategy, node, &tracker, turn, phase)?;
         let focus = new_selection.focus.clone();
         tracker.update_focus(
             focus.as_ref().map(|f| f.node_id.as_str()),
@@ -71,9 +73,12 @@ impl Interview {
             &strategy.name,
         );
         let continuation = run.ctx.continuation()?.clone();
-        let asked = self
-            .generate_question(&run, &new_selection, !continuation.should_continue, events)
-            .await?;
+        let input = s08::Input {
+            selection: &new_selection,
+            closing: !continuation.should_continue,
+            ..s08::Input::from_turn(&run)?
+        };
+        let asked = s08::ask(&input, &self.ports(events)).await?;
         let question = asked.text;
         let previous_question = run
             .ctx
@@ -106,7 +111,7 @@ impl Interview {
         let usage: Vec<_> = asked
             .calls
             .iter()
-            .map(|c| self.usage_row(turn, c))
+            .map(|c| usage_row(&id, &self.services.llm, turn, c))
             .collect();
         self.store.transaction(|tx| {
             tx.replace_utterance_text(&id, turn, Speaker::Interviewer, &question)?;

@@ -1,0 +1,231 @@
+//! Stage 3, extraction: concepts and relationships from the answer, each tied to its
+//! utterance. In `llm` understanding one call, screened, with one retry carrying the reasons
+//! when the screen rejects anything; in `offline` understanding the program reads the SRL
+//! frames and types the phrases with the embedder.
+
+use std::sync::Arc;
+
+use super::Staged;
+use super::s01_context_loading::answered_question;
+use crate::domain::Understanding;
+use crate::llm::Role;
+use crate::pipeline::PipelineError;
+use crate::pipeline::contracts::{
+    ContextLoadingOutput, ExtractionOutput, ExtractionResult, SourcedConcept, SourcedRelationship,
+    SrlPreprocessingOutput, UtteranceSavingOutput,
+};
+use crate::pipeline::ports::{CallRecord, Ports};
+use crate::pipeline::runner::TurnRun;
+use crate::prompts::{
+    Extraction, ExtractionInput, Rejection, extraction_prompt, parse_extraction_reply,
+    rejection_feedback, screen_extraction,
+};
+use crate::srl::SrlAnalysis;
+use crate::time::now_rfc3339;
+use crate::understanding::{
+    KnownConcept, OfflineInput, TurnContext as UnderstandingContext, TypeIndex,
+    extract_offline_in_context,
+};
+
+/// Characters of SRL hints given to the extraction prompt.
+const SRL_HINT_CHARS: usize = 1_500;
+
+pub(crate) struct Input<'a> {
+    pub turn: u32,
+    pub loaded: &'a ContextLoadingOutput,
+    pub saved: &'a UtteranceSavingOutput,
+    pub srl: &'a SrlPreprocessingOutput,
+}
+
+impl<'a> Input<'a> {
+    pub fn from_turn(run: &'a TurnRun) -> Result<Self, PipelineError> {
+        Ok(Self {
+            turn: run.turn,
+            loaded: run.ctx.context_loading()?,
+            saved: run.ctx.utterance_saving()?,
+            srl: run.ctx.srl_preprocessing()?,
+        })
+    }
+}
+
+pub(crate) async fn run(
+    input: &Input<'_>,
+    ports: &Ports<'_>,
+) -> Result<Staged<'static, ExtractionOutput>, PipelineError> {
+    let saved = input.saved;
+    let srl = input.srl;
+    let analysis = SrlAnalysis {
+        discourse_relations: srl.discourse_relations.clone(),
+        srl_frames: srl.srl_frames.clone(),
+        method: srl.status.clone(),
+    };
+    let question = answered_question(input.loaded);
+    let (extraction, rejected, calls) = match ports.spec.understanding {
+        Understanding::Offline => {
+            let (kept, rejected) = extract_offline(ports, saved, &question, analysis).await?;
+            (kept, rejected, Vec::new())
+        }
+        Understanding::Llm => {
+            extract_with_llm(input, ports, &saved.user_utterance, &question, &analysis).await?
+        }
+    };
+    if !rejected.is_empty() {
+        tracing::warn!(
+            turn = input.turn,
+            rejected = %rejected.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "),
+            "extraction items rejected"
+        );
+    }
+    let result = ExtractionResult {
+        concepts: extraction
+            .concepts
+            .into_iter()
+            .map(|concept| SourcedConcept {
+                concept,
+                source_utterance_id: saved.user_utterance_id.clone(),
+            })
+            .collect(),
+        relationships: extraction
+            .relationships
+            .into_iter()
+            .map(|relationship| SourcedRelationship {
+                relationship,
+                source_utterance_id: saved.user_utterance_id.clone(),
+            })
+            .collect(),
+    };
+    let output = ExtractionOutput {
+        concept_count: result.concepts.len(),
+        relationship_count: result.relationships.len(),
+        extraction: result,
+        methodology: ports.spec.methodology.method.name.clone(),
+        timestamp: now_rfc3339(),
+    };
+    let mut summary = format!(
+        "{} concepts, {} relationships",
+        output.concept_count, output.relationship_count
+    );
+    if !rejected.is_empty() {
+        let named: Vec<String> = rejected.iter().map(ToString::to_string).collect();
+        summary.push_str(&format!(", rejected: {}", named.join("; ")));
+    }
+    Ok(Staged {
+        calls,
+        ..Staged::new(output, summary)
+    })
+}
+
+/// Offline extraction, screened like a model's reply.
+async fn extract_offline(
+    ports: &Ports<'_>,
+    saved: &UtteranceSavingOutput,
+    question: &str,
+    analysis: SrlAnalysis,
+) -> Result<(Extraction, Vec<Rejection>), PipelineError> {
+    // The extractor reads the answer as one line: a hard line break in a typed or filed
+    // answer would otherwise cut a phrase in two. With stage 2.5 off, or when the answer had
+    // line breaks, it parses the flattened answer itself.
+    let flat = saved
+        .user_utterance
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let analysis = if ports.services.settings.enable_srl && flat == saved.user_utterance {
+        analysis
+    } else {
+        crate::srl::analyze(&flat)
+    };
+    let types = type_index(ports).await?;
+    let known: Vec<KnownConcept<'_>> = ports
+        .world
+        .live_nodes()
+        .map(|n| KnownConcept {
+            label: &n.label,
+            node_type: &n.node_type,
+        })
+        .collect();
+    let extraction = extract_offline_in_context(
+        &OfflineInput {
+            methodology: &ports.spec.methodology,
+            answer: &flat,
+            question,
+            srl: &analysis,
+        },
+        &UnderstandingContext {
+            topic: &ports.spec.concept.name,
+            known: &known,
+        },
+        &types,
+        ports.services.embedder.as_ref(),
+    )?;
+    Ok(screen_extraction(
+        extraction,
+        &saved.user_utterance,
+        &ports.spec.methodology,
+    ))
+}
+
+/// The methodology's node types embedded for offline typing, built on first use.
+async fn type_index(ports: &Ports<'_>) -> Result<Arc<TypeIndex>, PipelineError> {
+    ports
+        .type_index
+        .get_or_try_init(|| async {
+            TypeIndex::build(&ports.spec.methodology, ports.services.embedder.as_ref())
+                .map(Arc::new)
+        })
+        .await
+        .map(Arc::clone)
+        .map_err(PipelineError::from)
+}
+
+/// Extraction on the LLM: one call, the reply parsed and screened; when the screen rejects
+/// anything, one more call with the reasons appended, whose screened reply is kept.
+async fn extract_with_llm(
+    input: &Input<'_>,
+    ports: &Ports<'_>,
+    answer: &str,
+    question: &str,
+    analysis: &SrlAnalysis,
+) -> Result<(Extraction, Vec<Rejection>, Vec<CallRecord>), PipelineError> {
+    let methodology = &ports.spec.methodology;
+    let hints = analysis.hints(SRL_HINT_CHARS);
+    let label_refs: Vec<&str> = input
+        .loaded
+        .recent_node_labels
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let prompt = extraction_prompt(&ExtractionInput {
+        methodology,
+        concept: &ports.spec.concept,
+        answer,
+        question,
+        existing_labels: &label_refs,
+        srl_hints: &hints,
+    });
+    let schema = Arc::new(crate::prompts::schema::extraction_schema(methodology));
+    let parse = |text: &str| {
+        parse_extraction_reply(text, methodology)
+            .map(|e| screen_extraction(e, answer, methodology))
+            .map_err(|source| PipelineError::Contract {
+                role: Role::Extraction,
+                source,
+            })
+    };
+    let request = ports
+        .prompt_request(Role::Extraction, prompt.clone(), input.turn)?
+        .with_schema(Arc::clone(&schema));
+    let ((kept, rejected), first) = ports.call_and_read(&request, parse).await?;
+    if rejected.is_empty() {
+        return Ok((kept, rejected, vec![first]));
+    }
+    let retry_prompt = crate::prompts::Prompt {
+        user: format!("{}\n\n{}", prompt.user, rejection_feedback(&rejected)),
+        ..prompt
+    };
+    let request = ports
+        .prompt_request(Role::Extraction, retry_prompt, input.turn)?
+        .with_schema(schema);
+    let ((kept, still_rejected), second) = ports.call_and_read(&request, parse).await?;
+    Ok((kept, still_rejected, vec![first, second]))
+}

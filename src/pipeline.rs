@@ -1,18 +1,24 @@
 //! The turn pipeline: one respondent answer in, the next question out, through the seeds'
 //! twelve stages (1, 2, 2.5, 3, 4, 4.5, 5, 6, 7, 8, 9, 10).
 //!
-//! Each stage reads the typed outputs of earlier stages from a [`TurnContext`], produces its
-//! own output contract ([`contracts`]), and commits that contract as a checkpoint in the same
-//! `SQLite` transaction as its side effects. A turn interrupted anywhere resumes at the first
-//! stage without a checkpoint: committed LLM results are read back, never requested again, and
-//! nothing is written twice.
+//! Each stage is a function in its own file under `stages/`, named by the seeds' number and
+//! the stage's name (`stages/s03_extraction.rs`, `stages/s04_5_slot_discovery.rs`, …):
+//! `run(input, ports)` reads the typed outputs of earlier stages ([`contracts`]) and what the
+//! interview offers through its ports (configuration, LLM router, embedder, store reads, the
+//! session's data, events), and returns its output contract with the store changes it implies,
+//! as data. The turn runner (`runner.rs`) alone commits them: output, effects, checkpoint and
+//! LLM usage in one `SQLite` transaction, then the effects applied in memory. A turn
+//! interrupted anywhere resumes at the first stage without a checkpoint: committed LLM results
+//! are read back, never requested again, and nothing is written twice.
 //!
 //! The LLM signal batch (the `signal_scoring` role) needs only the answer and the question it
 //! answers, so it starts as soon as stage 2 has saved the answer and runs while stages 2.5–5
-//! work; stage 6 awaits it. Every other dependency keeps the seeds' order.
+//! work; stage 6 awaits it. Slot discovery (4.5) runs after the question is out unless
+//! [`PipelineSettings::inline_slot_discovery`] asks for the seeds' order.
 //!
 //! [`Interview`] owns one session: its configuration, its graph in memory and the store. The
-//! session task drives it; tests drive it directly.
+//! session driver ([`crate::session`]) drives it; tests drive it directly. A researcher's
+//! override of the pending question lives in `moderator.rs`.
 
 mod context;
 pub mod contracts;

@@ -10,8 +10,13 @@ use crate::domain::{SessionState, Speaker, Understanding};
 use crate::embed::HashEmbedder;
 use crate::graph::model::KgNode;
 use crate::llm::{LlmProvider, LlmRouter, ScriptedProvider};
+use crate::pipeline::contracts::{
+    ContextLoadingOutput, ContinuationOutput, SrlPreprocessingOutput, StrategySelectionOutput,
+    UtteranceSavingOutput,
+};
 use crate::pipeline::interview::{InterviewSpec, Services};
 use crate::pipeline::ports::Ports;
+use crate::pipeline::stages::{s01_context_loading, s02_5_srl_preprocessing, s02_utterance_saving};
 use crate::pipeline::world::World;
 use crate::pipeline::{EventSink, PipelineSettings};
 use crate::signals::Registry;
@@ -99,5 +104,64 @@ impl Fixture {
             ..KgNode::fixture(&id, label, node_type)
         });
         id
+    }
+
+    /// Puts the model-free `none` provider behind every role.
+    pub fn without_model(&mut self) {
+        let provider: Arc<dyn LlmProvider> = Arc::new(crate::llm::NoneProvider);
+        self.services.llm = Arc::new(LlmRouter::single(&provider));
+    }
+
+    /// Stages 1, 2 and 2.5 of `turn` answering `answer`, as their outputs (nothing committed).
+    pub fn opening_stages(
+        &mut self,
+        turn: u32,
+        answer: &str,
+    ) -> (
+        ContextLoadingOutput,
+        UtteranceSavingOutput,
+        SrlPreprocessingOutput,
+    ) {
+        self.world.state.turn_count = turn - 1;
+        let ports = self.ports();
+        let loaded = s01_context_loading::run(&s01_context_loading::Input { answer }, &ports)
+            .unwrap()
+            .output;
+        let saved =
+            s02_utterance_saving::run(&s02_utterance_saving::Input { turn, answer }, &ports)
+                .unwrap()
+                .output;
+        let srl = s02_5_srl_preprocessing::run(&s02_5_srl_preprocessing::Input { answer }, &ports)
+            .unwrap()
+            .output;
+        (loaded, saved, srl)
+    }
+}
+
+/// A selection of `strategy` with no signals, focused on `focus` (a node id and label).
+pub(crate) fn selection(strategy: &str, focus: Option<(&str, &str)>) -> StrategySelectionOutput {
+    StrategySelectionOutput {
+        strategy: strategy.to_owned(),
+        focus: focus.map(|(id, label)| crate::pipeline::contracts::Focus {
+            node_id: id.to_owned(),
+            label: label.to_owned(),
+        }),
+        selected_at: crate::time::now_rfc3339(),
+        signals: crate::domain::Signals::new(),
+        node_signals: Vec::new(),
+        strategy_alternatives: Vec::new(),
+        generates_closing_question: false,
+        focus_mode: "recent_node".to_owned(),
+        score_decomposition: Vec::new(),
+    }
+}
+
+/// A continuation that stops for `reason`, or goes on when it is `None`.
+pub(crate) fn continuation(reason: Option<&str>, turns_remaining: u32) -> ContinuationOutput {
+    ContinuationOutput {
+        should_continue: reason.is_none(),
+        focus_concept: String::new(),
+        reason: reason.unwrap_or_default().to_owned(),
+        turns_remaining,
     }
 }

@@ -229,3 +229,76 @@ async fn extract_with_llm(
     let ((kept, still_rejected), second) = ports.call_and_read(&request, parse).await?;
     Ok((kept, still_rejected, vec![first, second]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::stages::fixture::Fixture;
+
+    const ANSWER: &str = "It froths really well and it's so creamy in my morning latte.";
+
+    #[tokio::test]
+    async fn the_models_concepts_are_kept_with_their_utterance_and_call() {
+        let mut fx = Fixture::new();
+        let (loaded, saved, srl) = fx.opening_stages(1, ANSWER);
+        let input = Input {
+            turn: 1,
+            loaded: &loaded,
+            saved: &saved,
+            srl: &srl,
+        };
+        let staged = run(&input, &fx.ports()).await.unwrap();
+        let out = &staged.output;
+        let labels: Vec<&str> = out
+            .extraction
+            .concepts
+            .iter()
+            .map(|c| c.concept.label.as_str())
+            .collect();
+        assert_eq!(
+            labels,
+            ["creamy texture", "froths well", "better morning latte"]
+        );
+        assert_eq!((out.concept_count, out.relationship_count), (3, 2));
+        assert!(
+            out.extraction
+                .concepts
+                .iter()
+                .all(|c| c.source_utterance_id == saved.user_utterance_id)
+        );
+        assert_eq!(staged.calls.len(), 1);
+        assert_eq!(staged.calls[0].role, Role::Extraction);
+        assert_eq!(out.methodology, "means_end_chain");
+    }
+
+    #[tokio::test]
+    async fn offline_understanding_reads_the_answer_without_a_call() {
+        let mut fx = Fixture::new();
+        fx.spec.understanding = Understanding::Offline;
+        fx.without_model();
+        let (loaded, saved, srl) = fx.opening_stages(
+            1,
+            "I buy oat milk because it froths well, which makes my mornings feel calm.",
+        );
+        let input = Input {
+            turn: 1,
+            loaded: &loaded,
+            saved: &saved,
+            srl: &srl,
+        };
+        let staged = run(&input, &fx.ports()).await.unwrap();
+        assert!(staged.calls.is_empty());
+        let labels: Vec<&str> = staged
+            .output
+            .extraction
+            .concepts
+            .iter()
+            .map(|c| c.concept.label.as_str())
+            .collect();
+        assert!(labels.contains(&"froths well"), "{labels:?}");
+        assert!(
+            fx.type_index.initialized(),
+            "the type index is built on first use"
+        );
+    }
+}

@@ -175,3 +175,91 @@ async fn discover(
     );
     Ok((update, calls))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::contracts::NodeRef;
+    use crate::pipeline::stages::fixture::Fixture;
+
+    fn added(fx: &Fixture, ids: &[&str]) -> GraphUpdateOutput {
+        GraphUpdateOutput {
+            nodes_added: fx
+                .world
+                .nodes
+                .iter()
+                .filter(|n| ids.contains(&n.id.as_str()))
+                .map(NodeRef::from)
+                .collect(),
+            edges_added: Vec::new(),
+            node_count: 2,
+            edge_count: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn one_call_names_slots_for_the_new_nodes_and_maps_them() {
+        let mut fx = Fixture::new();
+        let creamy = fx.add_node("creamy texture", "attribute", 1);
+        let froth = fx.add_node("froths well", "attribute", 1);
+        let update = added(&fx, &[&creamy, &froth]);
+        let staged = run(
+            &Input {
+                turn: 1,
+                update: &update,
+            },
+            &fx.ports(),
+        )
+        .await
+        .unwrap();
+        let names: Vec<&str> = staged
+            .output
+            .slots_created
+            .iter()
+            .map(|s| s.slot_name.as_str())
+            .collect();
+        assert_eq!(names, ["creaminess", "froth_quality"]);
+        assert_eq!(staged.calls.len(), 1, "one call for every node type");
+        let mapped: Vec<&str> = staged
+            .effects
+            .mappings
+            .iter()
+            .map(|m| m.surface_node_id.as_str())
+            .collect();
+        assert_eq!(mapped, [creamy.as_str(), froth.as_str()]);
+        let tracker = staged.effects.tracker.as_ref().unwrap();
+        assert!(tracker.slot_of.contains_key(&creamy));
+        assert!(staged.effects.canonical_edges.is_some());
+    }
+
+    #[tokio::test]
+    async fn nothing_new_or_slots_off_is_an_empty_output_without_a_call() {
+        let mut fx = Fixture::new();
+        let nothing = added(&fx, &[]);
+        let staged = run(
+            &Input {
+                turn: 1,
+                update: &nothing,
+            },
+            &fx.ports(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(staged.summary, "no new nodes");
+        assert!(staged.calls.is_empty() && staged.output.slots_created.is_empty());
+        let node = fx.add_node("creamy texture", "attribute", 1);
+        fx.services.settings.enable_canonical_slots = false;
+        let update = added(&fx, &[&node]);
+        let staged = run(
+            &Input {
+                turn: 1,
+                update: &update,
+            },
+            &fx.ports(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(staged.summary, "disabled (enable_canonical_slots = false)");
+        assert!(staged.calls.is_empty() && staged.effects.tracker.is_none());
+    }
+}

@@ -208,3 +208,75 @@ fn describe_update(update: &SurfaceUpdate) -> String {
     }
     summary
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::surface::ExtractedRelationship;
+    use crate::pipeline::contracts::{ExtractionResult, SourcedConcept, SourcedRelationship};
+    use crate::pipeline::stages::fixture::Fixture;
+
+    fn concept(label: &str, node_type: &str) -> SourcedConcept {
+        SourcedConcept {
+            concept: ExtractedConcept {
+                label: label.to_owned(),
+                node_type: node_type.to_owned(),
+                confidence: 0.9,
+                stance: 1,
+                source_quote: label.to_owned(),
+            },
+            source_utterance_id: "answer".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_known_label_merges_and_a_new_one_is_added_with_its_edge() {
+        let mut fx = Fixture::new();
+        let known = fx.add_node("froths well", "attribute", 1);
+        let (_, saved, _) = fx.opening_stages(2, "It froths well, so my mornings feel calm.");
+        let extraction = ExtractionOutput {
+            extraction: ExtractionResult {
+                concepts: vec![
+                    concept("Froths well", "attribute"),
+                    concept("calm mornings", "psychosocial_consequence"),
+                ],
+                relationships: vec![SourcedRelationship {
+                    relationship: ExtractedRelationship {
+                        source: "froths well".to_owned(),
+                        target: "calm mornings".to_owned(),
+                        edge_type: "leads_to".to_owned(),
+                        confidence: 0.8,
+                    },
+                    source_utterance_id: "answer".to_owned(),
+                }],
+            },
+            methodology: "means_end_chain".to_owned(),
+            timestamp: now_rfc3339(),
+            concept_count: 2,
+            relationship_count: 1,
+        };
+        let input = Input {
+            turn: 2,
+            saved: &saved,
+            extraction: &extraction,
+        };
+        let staged = run(&input, &fx.ports()).unwrap();
+        let (out, effects) = (&staged.output, &staged.effects);
+        assert_eq!(out.nodes_added.len(), 1);
+        assert_eq!(out.nodes_added[0].label, "calm mornings");
+        assert_eq!(effects.nodes_updated.len(), 1);
+        assert_eq!(effects.nodes_updated[0].id, known);
+        assert_eq!((out.node_count, out.edge_count), (2, 1));
+        assert_eq!(out.edges_added[0].source_label, "froths well");
+        assert_eq!(out.edges_added[0].target_label, "calm mornings");
+        let tracker = effects.tracker.as_ref().unwrap();
+        assert!(
+            tracker.get(&out.nodes_added[0].id).is_some(),
+            "the new node is tracked"
+        );
+        // The exact match needed no embedding; the new concept got one.
+        assert!(effects.nodes_created[0].embedding.is_some());
+        // Nothing is written here: the session in memory is as it was.
+        assert_eq!(fx.world.nodes.len(), 1);
+    }
+}

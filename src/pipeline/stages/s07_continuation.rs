@@ -149,6 +149,40 @@ mod tests {
     }
 
     #[test]
+    fn the_stage_stops_at_the_last_turn_and_names_the_focus() {
+        let fx = crate::pipeline::stages::fixture::Fixture::new();
+        let update = GraphUpdateOutput {
+            nodes_added: Vec::new(),
+            edges_added: Vec::new(),
+            node_count: 0,
+            edge_count: 0,
+        };
+        let computed = StateComputationOutput {
+            graph_state: crate::domain::GraphState::default(),
+            recent_nodes: Vec::new(),
+            computed_at: String::new(),
+            saturation_metrics: SaturationMetrics::default(),
+            canonical_graph_state: None,
+        };
+        let selection =
+            crate::pipeline::stages::fixture::selection("deepen", Some(("n1", "froths well")));
+        let at = |turn| Input {
+            turn,
+            update: &update,
+            computed: &computed,
+            selection: &selection,
+        };
+        let going = run(&at(3), &fx.ports()).unwrap();
+        assert!(going.output.should_continue);
+        assert_eq!(going.output.turns_remaining, 7);
+        assert_eq!(going.output.focus_concept, "froths well");
+        assert_eq!(going.summary, "continue, 7 turns left");
+        let last = run(&at(10), &fx.ports()).unwrap().output;
+        assert!(!last.should_continue);
+        assert_eq!(last.reason, "Maximum turns reached");
+    }
+
+    #[test]
     fn hard_stops_come_first() {
         let quiet = SaturationMetrics::default();
         let t = NodeStateTracker::new();

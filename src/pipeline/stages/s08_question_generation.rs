@@ -180,6 +180,62 @@ fn question_focus<'a>(
 #[cfg(test)]
 mod focus_tests {
     use super::*;
+    use crate::pipeline::stages::fixture::{Fixture, selection};
+
+    fn computed() -> StateComputationOutput {
+        StateComputationOutput {
+            graph_state: crate::domain::GraphState::default(),
+            recent_nodes: Vec::new(),
+            computed_at: String::new(),
+            saturation_metrics: crate::domain::SaturationMetrics::default(),
+            canonical_graph_state: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_model_writes_the_question_and_without_one_the_template_does() {
+        let mut fx = Fixture::new();
+        fx.say(
+            0,
+            Speaker::Interviewer,
+            "What comes to mind about oat milk?",
+        );
+        let node = fx.add_node("creamy texture", "attribute", 1);
+        let (loaded, saved, _) = fx.opening_stages(1, "It froths well and it's creamy.");
+        let chosen = selection("deepen", Some((&node, "creamy texture")));
+        let computed = computed();
+        let input = Input {
+            turn: 1,
+            loaded: &loaded,
+            saved: &saved,
+            computed: &computed,
+            selection: &chosen,
+            closing: false,
+        };
+        let staged = run(&input, &fx.ports()).await.unwrap();
+        assert_eq!(
+            staged.output.question,
+            "What does a creamy, well-frothed latte do for you in the morning?"
+        );
+        assert_eq!(staged.output.question_source, "model");
+        assert_eq!(staged.output.strategy, "deepen");
+        assert_eq!(staged.output.focus, chosen.focus);
+        assert_eq!(staged.calls.len(), 1);
+
+        fx.without_model();
+        let staged = run(&input, &fx.ports()).await.unwrap();
+        assert!(staged.calls.is_empty());
+        assert!(
+            !staged.output.has_llm_fallback,
+            "templates are the design without a model"
+        );
+        assert!(staged.output.question_source.starts_with("template"));
+        assert!(
+            staged.output.question.contains("creamy texture"),
+            "{}",
+            staged.output.question
+        );
+    }
 
     fn strategy(mode: &str) -> Strategy {
         serde_saphyr::from_str(&format!(

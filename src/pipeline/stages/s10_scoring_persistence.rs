@@ -175,3 +175,81 @@ pub(crate) fn push_strategy(history: &mut Vec<String>, strategy: &str) {
         history.drain(..excess);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ResponseDepth;
+    use crate::pipeline::stages::fixture::{Fixture, continuation, selection};
+
+    #[test]
+    fn the_turn_ends_in_the_session_state_and_a_stop_finishes_it() {
+        let mut fx = Fixture::new();
+        fx.world.state.turn_count = 3;
+        fx.world.state.strategy_history =
+            (0..STRATEGY_HISTORY_LEN).map(|i| format!("s{i}")).collect();
+        let computed = StateComputationOutput {
+            graph_state: crate::domain::GraphState {
+                node_count: 4,
+                max_depth: 2,
+                ..crate::domain::GraphState::default()
+            },
+            recent_nodes: Vec::new(),
+            computed_at: String::new(),
+            saturation_metrics: crate::domain::SaturationMetrics::default(),
+            canonical_graph_state: None,
+        };
+        let chosen = selection("deepen", Some(("n1", "froths well")));
+        let decision = DecisionRecord {
+            response_depth: Some(ResponseDepth::from_score(4)),
+            ..DecisionRecord::default()
+        };
+        let going = continuation(None, 6);
+        let input = Input {
+            turn: 4,
+            computed: &computed,
+            selection: &chosen,
+            continuation: &going,
+            decision: Some(&decision),
+        };
+        let staged = run(&input, &fx.ports()).unwrap();
+        let state = staged.effects.state.as_ref().unwrap();
+        assert_eq!(state.turn_count, 4);
+        assert_eq!(state.last_strategy.as_deref(), Some("deepen"));
+        // The bounded history drops its oldest entry.
+        assert_eq!(state.strategy_history.len(), STRATEGY_HISTORY_LEN);
+        assert_eq!(
+            state.strategy_history.first().map(String::as_str),
+            Some("s1")
+        );
+        assert_eq!(
+            state.strategy_history.last().map(String::as_str),
+            Some("deepen")
+        );
+        assert_eq!(state.depth_history, [ResponseDepth::from_score(4)]);
+        let entry = state.focus_history.last().unwrap();
+        assert_eq!((entry.turn, entry.label.as_str()), (4, "froths well"));
+        let record = staged.effects.scoring.as_ref().unwrap();
+        assert_eq!(
+            (record.turn, record.focus_node_id.as_deref()),
+            (4, Some("n1"))
+        );
+        assert!(staged.effects.finish.is_none());
+        assert_eq!(staged.output.depth_score, 2.0);
+
+        let stop = continuation(Some("graph_saturated"), 6);
+        let staged = run(
+            &Input {
+                continuation: &stop,
+                ..input
+            },
+            &fx.ports(),
+        )
+        .unwrap();
+        assert_eq!(staged.effects.finish.as_deref(), Some("graph_saturated"));
+        assert_eq!(
+            staged.summary,
+            "turn 4 saved; interview finished: graph_saturated"
+        );
+    }
+}

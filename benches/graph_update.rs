@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use interviewer::config::ConfigDir;
 use interviewer::embed::{Embedder, MiniLmEmbedder};
 use interviewer::graph::metrics::graph_state;
-use interviewer::graph::model::{KgEdge, KgNode};
+use interviewer::graph::records::{KgEdge, KgNode};
 use interviewer::graph::surface::{
     ExtractedConcept, ExtractedRelationship, TurnExtraction, TurnOrigin, apply_extraction,
 };

@@ -37,7 +37,7 @@ use interviewer::llm::{
     LlmProvider, LlmRequest, LlmRouter, LocalConfig, LocalProvider, QUESTION_MAX_TOKENS, Role,
     RoleBinding, one_question_grammar,
 };
-use interviewer::models::{self, FetchConfig, LLM_FALLBACK};
+use interviewer::model_files::{self, FetchConfig, LLM_FALLBACK};
 use interviewer::pipeline::{
     Event, EventSink, Interview, InterviewSpec, PipelineSettings, Services,
 };
@@ -252,7 +252,10 @@ async fn main() {
         cache_root: Some(CACHE_ROOT.into()),
         ..FetchConfig::from_env()
     };
-    let gguf = models::resolve(&fetch, &[&LLM_FALLBACK]).unwrap().files[0].clone();
+    let gguf = model_files::resolve(&fetch, &[&LLM_FALLBACK])
+        .unwrap()
+        .files[0]
+        .clone();
     // The binary finds the same files in the same cache, so its start is a warm one.
     if !speed_only && let Err(e) = embedded_default() {
         println!("the embedded default failed: {e}");

@@ -1,4 +1,4 @@
-//! The interview's knowledge graph: surface and canonical records ([`model`]), turn updates of
+//! The interview's knowledge graph: surface and canonical records ([`records`]), turn updates of
 //! the surface graph ([`surface`]), canonical slots ([`canonical`]), metrics ([`metrics`]) and
 //! per-node state tracking ([`node_state`], seed 000 Paths 8 and 19).
 //!
@@ -7,7 +7,7 @@
 pub mod canonical;
 pub mod discovery;
 pub mod metrics;
-pub mod model;
 pub mod node_state;
+pub mod records;
 pub mod similarity;
 pub mod surface;

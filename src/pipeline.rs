@@ -31,8 +31,8 @@ mod moderator;
 mod ports;
 mod result;
 mod runner;
+mod session_data;
 mod stages;
-mod world;
 
 use std::fmt;
 

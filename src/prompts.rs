@@ -7,7 +7,7 @@
 //! template is asked instead). Every question is vetted by [`check_question`], and
 //! [`render_template`] turns the methodology's question templates into the fallback question.
 //! Each prompt builder takes values and returns a [`Prompt`]; each parser takes the reply text
-//! and returns a typed value or a [`ContractError`](crate::contract::ContractError). The
+//! and returns a typed value or a [`ContractError`](crate::reply_json::ContractError). The
 //! conversation shown to the question generator is bounded by [`conversation_window`].
 //!
 //! Pure: no I/O, no clock. Sending a prompt, retrying and repair prompts belong to the

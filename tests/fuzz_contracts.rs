@@ -14,12 +14,12 @@
 use std::sync::OnceLock;
 
 use interviewer::config::{ConfigDir, Methodology, REQUIRED_RUBRICS};
-use interviewer::contract::ContractError;
 use interviewer::graph::discovery::{MAX_SLOTS_PER_REPLY, parse_slot_reply};
 use interviewer::prompts::{
     MAX_CONCEPTS, MAX_LABEL_CHARS, MAX_QUESTION_CHARS, MAX_RELATIONSHIPS, parse_extraction_reply,
     parse_question_reply,
 };
+use interviewer::reply_json::ContractError;
 use interviewer::signals::llm::parse_batch_reply;
 use proptest::prelude::*;
 use proptest::sample::Index;

@@ -18,7 +18,7 @@ use interviewer::graph::canonical::{
     ProposalBatch, SlotContext, SlotProposal, aggregate_edges, canonical_state,
     integrate_proposals, slot_text,
 };
-use interviewer::graph::model::{KgEdge, KgNode, SlotStatus};
+use interviewer::graph::records::{KgEdge, KgNode, SlotStatus};
 use interviewer::graph::similarity::cosine;
 use interviewer::graph::surface::{
     ExtractedConcept, ExtractedRelationship, Resolution, SurfaceUpdate, TurnExtraction, TurnOrigin,
@@ -258,7 +258,7 @@ fn slots_promote_on_second_supporting_node_and_edges_aggregate() {
             for changed in update.slots_updated {
                 if let Some(old) = slots
                     .iter_mut()
-                    .find(|o: &&mut interviewer::graph::model::CanonicalSlot| o.id == changed.id)
+                    .find(|o: &&mut interviewer::graph::records::CanonicalSlot| o.id == changed.id)
                 {
                     *old = changed;
                 }

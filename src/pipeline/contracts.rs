@@ -11,7 +11,7 @@ use crate::domain::{
     CanonicalGraphState, FocusEntry, GraphState, NodeSignals, SaturationMetrics, Signals,
     VelocityState,
 };
-use crate::graph::model::{CanonicalSlot, KgEdge, KgNode, SlotMapping};
+use crate::graph::records::{CanonicalSlot, KgEdge, KgNode, SlotMapping};
 use crate::graph::surface::{ExtractedConcept, ExtractedRelationship};
 use crate::scoring::ScoredCandidate;
 use crate::srl::{DiscourseRelation, SrlFrame};

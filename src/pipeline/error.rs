@@ -2,11 +2,11 @@
 
 use super::Stage;
 use crate::config::ConfigError;
-use crate::contract::ContractError;
 use crate::embed::EmbedError;
 use crate::graph::discovery::DiscoveryError;
 use crate::graph::node_state::NodeTrackerError;
 use crate::llm::{LlmError, Role};
+use crate::reply_json::ContractError;
 use crate::scoring::ScoringError;
 use crate::store::StoreError;
 

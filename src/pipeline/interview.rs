@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::crash::CrashPoint;
 use super::ports::{AskedQuestion, saved_question};
 use super::runner::{LoadingRecord, TurnRun};
-use super::world::World;
+use super::session_data::SessionData;
 use super::{
     Event, EventSink, PipelineError, PipelineSettings, Stage, TurnError, TurnResult, clean_answer,
 };
@@ -75,7 +75,7 @@ pub struct Interview {
     /// lists no signals).
     pub(crate) signal_plan: Option<Vec<&'static str>>,
     pub(crate) crash: Option<CrashPoint>,
-    pub(crate) world: World,
+    pub(crate) data: SessionData,
     /// The methodology's node types embedded for offline extraction, built on first use.
     pub(crate) type_index: tokio::sync::OnceCell<Arc<crate::understanding::TypeIndex>>,
     /// The last turn, kept in memory when its slot discovery was deferred, so the discovery
@@ -87,8 +87,8 @@ pub struct Interview {
 impl std::fmt::Debug for Interview {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Interview")
-            .field("session_id", &self.world.session_id)
-            .field("turn_count", &self.world.state.turn_count)
+            .field("session_id", &self.data.session_id)
+            .field("turn_count", &self.data.state.turn_count)
             .finish_non_exhaustive()
     }
 }
@@ -128,13 +128,13 @@ impl Interview {
     ) -> Result<Self, PipelineError> {
         let crash = CrashPoint::from_env()?;
         let lock = store.lock_session(session_id)?;
-        let world = World::load(&store, session_id)?;
+        let data = SessionData::load(&store, session_id)?;
         let registry = Registry::standard();
         let signal_plan = registry.plan_for(&spec.methodology);
         let rubrics = asked_rubrics(spec.rubrics, &spec.methodology, signal_plan.as_deref());
         let spec = InterviewSpec {
-            max_turns: world.max_turns,
-            understanding: world.state.understanding,
+            max_turns: data.max_turns,
+            understanding: data.state.understanding,
             rubrics,
             ..spec
         };
@@ -145,7 +145,7 @@ impl Interview {
             registry,
             signal_plan,
             crash,
-            world,
+            data,
             type_index: tokio::sync::OnceCell::new(),
             deferred_run: None,
             _lock: lock,
@@ -153,7 +153,7 @@ impl Interview {
     }
 
     pub fn session_id(&self) -> &str {
-        &self.world.session_id
+        &self.data.session_id
     }
 
     pub fn spec(&self) -> &InterviewSpec {
@@ -164,16 +164,16 @@ impl Interview {
     /// 004's ERROR state, with stage and message), or a stored node tracker could not be read
     /// and was replaced by a fresh one; empty for a session read as stored.
     pub fn load_warnings(&self) -> &[String] {
-        &self.world.load_warnings
+        &self.data.load_warnings
     }
 
     /// Completed turns.
     pub fn turn_count(&self) -> u32 {
-        self.world.state.turn_count
+        self.data.state.turn_count
     }
 
     pub fn state(&self) -> &SessionState {
-        &self.world.state
+        &self.data.state
     }
 
     /// The store, for read-only views (exports, the TUI's graph panel).
@@ -193,15 +193,15 @@ impl Interview {
     /// What the session waits for next.
     pub fn pending(&self) -> Result<Pending, PipelineError> {
         let id = self.session_id();
-        if self.world.status == SessionStatus::Finished {
+        if self.data.status == SessionStatus::Finished {
             return Ok(Pending::Finished {
-                reason: self.world.termination_reason.clone().unwrap_or_default(),
+                reason: self.data.termination_reason.clone().unwrap_or_default(),
             });
         }
         let Some(opening) = self.store.utterance(id, 0, Speaker::Interviewer)? else {
             return Ok(Pending::Opening);
         };
-        let turn = self.world.state.turn_count + 1;
+        let turn = self.data.state.turn_count + 1;
         let checkpoints = self.store.checkpoints_for_turn(id, turn)?;
         if !checkpoints.is_empty() {
             return Ok(Pending::Resume {
@@ -248,10 +248,10 @@ impl Interview {
     }
 
     pub(super) fn ensure_active(&self) -> Result<(), PipelineError> {
-        if self.world.status == SessionStatus::Finished {
+        if self.data.status == SessionStatus::Finished {
             return Err(PipelineError::Finished {
                 id: self.session_id().to_owned(),
-                reason: self.world.termination_reason.clone().unwrap_or_default(),
+                reason: self.data.termination_reason.clone().unwrap_or_default(),
             });
         }
         Ok(())
@@ -348,7 +348,7 @@ impl Interview {
     /// Processes an answer as the next turn. If the next turn stopped part-way, it resumes
     /// instead, and `raw` is used only where the saved turn has no answer yet.
     pub async fn answer(&mut self, raw: &str, events: &EventSink) -> Result<TurnResult, TurnError> {
-        let turn = self.world.state.turn_count + 1;
+        let turn = self.data.state.turn_count + 1;
         let input = match self.saved_answer(turn) {
             Ok(Some(saved)) => saved,
             Ok(None) => clean_answer(raw).map_err(|error| TurnError {
@@ -369,7 +369,7 @@ impl Interview {
 
     /// Continues an unfinished turn with its saved answer.
     pub async fn resume(&mut self, events: &EventSink) -> Result<TurnResult, TurnError> {
-        let turn = self.world.state.turn_count + 1;
+        let turn = self.data.state.turn_count + 1;
         let saved = self.saved_answer(turn).map_err(|error| TurnError {
             turn,
             stage: Stage::ContextLoading,
@@ -388,9 +388,9 @@ impl Interview {
     /// Ends the interview now, keeping everything said so far.
     pub fn end_now(&mut self, reason: &str, events: &EventSink) -> Result<(), PipelineError> {
         self.ensure_active()?;
-        self.store.finish_session(&self.world.session_id, reason)?;
-        self.world.status = SessionStatus::Finished;
-        self.world.termination_reason = Some(reason.to_owned());
+        self.store.finish_session(&self.data.session_id, reason)?;
+        self.data.status = SessionStatus::Finished;
+        self.data.termination_reason = Some(reason.to_owned());
         events.emit(Event::Finished {
             reason: reason.to_owned(),
         });

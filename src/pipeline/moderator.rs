@@ -29,7 +29,7 @@ impl Interview {
         node: Option<&str>,
         events: &EventSink,
     ) -> Result<String, TurnError> {
-        let turn = self.world.state.turn_count;
+        let turn = self.data.state.turn_count;
         let fail = |error| TurnError {
             turn,
             stage: Stage::QuestionGeneration,
@@ -48,7 +48,7 @@ impl Interview {
         events: &EventSink,
     ) -> Result<String, PipelineError> {
         self.ensure_can_override(turn)?;
-        let id = self.world.session_id.clone();
+        let id = self.data.session_id.clone();
         let run = self.restore_run(turn, String::new()).map_err(|(_, e)| e)?;
         let strategy = self.ports(events).strategy(strategy_name)?.clone();
         let saved = run
@@ -64,7 +64,7 @@ impl Interview {
             }
         };
         let old = run.ctx.strategy_selection()?.clone();
-        let phase = self.spec.methodology.phase_for(turn, self.world.max_turns);
+        let phase = self.spec.methodology.phase_for(turn, self.data.max_turns);
         let new_selection = override_selection(&old, &strategy, node, &tracker, turn, phase)?;
         let focus = new_selection.focus.clone();
         tracker.update_focus(
@@ -86,7 +86,7 @@ impl Interview {
             .map(|q| q.question.clone())
             .unwrap_or_default();
 
-        let mut state = self.world.state.clone();
+        let mut state = self.data.state.clone();
         mark_override(&mut state, turn, focus.as_ref(), &strategy.name);
         let override_record = json!({
             "strategy": strategy.name,
@@ -127,8 +127,8 @@ impl Interview {
                 &json!({"output": override_record}),
             )
         })?;
-        self.world.state = state;
-        self.world.tracker = tracker;
+        self.data.state = state;
+        self.data.tracker = tracker;
         events.emit(Event::Overridden {
             turn,
             strategy: new_selection.strategy.clone(),
@@ -149,7 +149,7 @@ impl Interview {
     /// and the focus trace mark the edit as an override, committed in one transaction with its
     /// own checkpoint. The opening question (turn 0) can be edited too.
     pub fn edit_question(&mut self, text: &str, events: &EventSink) -> Result<String, TurnError> {
-        let turn = self.world.state.turn_count;
+        let turn = self.data.state.turn_count;
         self.edit_inner(turn, text, events)
             .map_err(|error| TurnError {
                 turn,
@@ -166,9 +166,9 @@ impl Interview {
     ) -> Result<String, PipelineError> {
         self.ensure_question_open(turn)?;
         let question = clean_question(text)?;
-        let id = self.world.session_id.clone();
+        let id = self.data.session_id.clone();
         let previous = self.question_of(turn)?;
-        let mut state = self.world.state.clone();
+        let mut state = self.data.state.clone();
         let entry = state
             .focus_history
             .iter()
@@ -209,7 +209,7 @@ impl Interview {
                     r
                 })
         };
-        let tracker_json = self.world.tracker.to_json();
+        let tracker_json = self.data.tracker.to_json();
         self.store.transaction(|tx| {
             tx.replace_utterance_text(&id, turn, Speaker::Interviewer, &question)?;
             if let Some(record) = &record {
@@ -225,7 +225,7 @@ impl Interview {
                 &json!({"output": override_record}),
             )
         })?;
-        self.world.state = state;
+        self.data.state = state;
         events.emit(Event::Overridden {
             turn,
             strategy,
@@ -256,7 +256,7 @@ impl Interview {
     fn ensure_question_open(&self, turn: u32) -> Result<(), PipelineError> {
         if !self
             .store
-            .checkpoints_for_turn(&self.world.session_id, turn + 1)?
+            .checkpoints_for_turn(&self.data.session_id, turn + 1)?
             .is_empty()
         {
             return Err(PipelineError::State(format!(
@@ -264,10 +264,10 @@ impl Interview {
                 turn + 1
             )));
         }
-        if self.world.status == crate::store::SessionStatus::Finished {
+        if self.data.status == crate::store::SessionStatus::Finished {
             return Err(PipelineError::Finished {
-                id: self.world.session_id.clone(),
-                reason: self.world.termination_reason.clone().unwrap_or_default(),
+                id: self.data.session_id.clone(),
+                reason: self.data.termination_reason.clone().unwrap_or_default(),
             });
         }
         Ok(())

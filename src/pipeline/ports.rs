@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use super::interview::{InterviewSpec, Services};
-use super::world::World;
+use super::session_data::SessionData;
 use super::{Event, EventSink, PipelineError};
 use crate::domain::Speaker;
 use crate::llm::{LlmError, LlmRequest, LlmResponse, LlmRouter, Role};
@@ -23,7 +23,7 @@ pub(crate) struct Ports<'a> {
     pub spec: &'a InterviewSpec,
     pub services: &'a Services,
     pub store: &'a Store,
-    pub world: &'a World,
+    pub data: &'a SessionData,
     pub events: &'a EventSink,
     pub registry: &'a Registry,
     /// The detectors the methodology asks for, in run order; `None` runs every detector.
@@ -41,12 +41,12 @@ pub(crate) struct CallRecord {
 impl Ports<'_> {
     /// The usage row of a successful call, to insert in the committing transaction.
     pub(crate) fn usage_row(&self, turn: u32, call: &CallRecord) -> LlmUsage {
-        usage_row(&self.world.session_id, &self.services.llm, turn, call)
+        usage_row(&self.data.session_id, &self.services.llm, turn, call)
     }
 
     /// The question asked at the end of `turn` (0: the opening question).
     pub(crate) fn question_of(&self, turn: u32) -> Result<String, PipelineError> {
-        saved_question(self.store, &self.world.session_id, turn)
+        saved_question(self.store, &self.data.session_id, turn)
     }
 
     /// Records a failed call right away (it is part of no stage's commit) and reports it, with
@@ -62,7 +62,7 @@ impl Ports<'_> {
         let attempts = error.attempts();
         // Failing to record a failure must not hide the failure itself.
         let _ = self.store.insert_llm_usage(&LlmUsage {
-            session_id: self.world.session_id.clone(),
+            session_id: self.data.session_id.clone(),
             turn,
             role: request.role.as_str().to_owned(),
             provider: provider.clone(),
@@ -186,14 +186,14 @@ impl Ports<'_> {
     fn question_anchors(&self, turn: u32) -> (Vec<String>, Vec<String>) {
         let said = self
             .store
-            .utterance(&self.world.session_id, turn, Speaker::Respondent)
+            .utterance(&self.data.session_id, turn, Speaker::Respondent)
             .ok()
             .flatten()
             .map(|u| u.text)
             .into_iter()
             .collect();
         let about = std::iter::once(self.spec.concept.topic().to_owned())
-            .chain(self.world.live_nodes().map(|n| n.label.clone()))
+            .chain(self.data.live_nodes().map(|n| n.label.clone()))
             .collect();
         (said, about)
     }

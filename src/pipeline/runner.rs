@@ -28,8 +28,8 @@ impl Interview {
     ) -> Result<TurnResult, TurnError> {
         let span = tracing::info_span!(
             "turn",
-            session = %self.world.session_id,
-            turn = self.world.state.turn_count + 1,
+            session = %self.data.session_id,
+            turn = self.data.state.turn_count + 1,
             elapsed_ms = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
@@ -76,7 +76,7 @@ impl Interview {
         };
         if let Err(store_error) = self
             .store
-            .set_session_failure(&self.world.session_id, Some(&failure))
+            .set_session_failure(&self.data.session_id, Some(&failure))
         {
             events.emit(Event::Warning {
                 message: format!("the turn's failure could not be recorded: {store_error}"),
@@ -91,7 +91,7 @@ impl Interview {
         events: &EventSink,
     ) -> Result<TurnResult, TurnError> {
         let started = Instant::now();
-        let turn = self.world.state.turn_count + 1;
+        let turn = self.data.state.turn_count + 1;
         let fail = |stage, error| TurnError { turn, stage, error };
         self.ensure_active()
             .map_err(|e| fail(Stage::ContextLoading, e))?;
@@ -133,7 +133,7 @@ impl Interview {
             }
             events.emit(Event::StageStarted { turn, stage });
             let t = Instant::now();
-            let span = stage_span(&self.world.session_id, turn, stage);
+            let span = stage_span(&self.data.session_id, turn, stage);
             let outcome = self
                 .run_stage(stage, &mut run, events)
                 .instrument(span.clone())
@@ -177,7 +177,7 @@ impl Interview {
     /// it under that turn. Drivers call it while the respondent reads and answers; a turn that
     /// starts before it ran runs it first. Does nothing when there is nothing to discover.
     pub async fn discover_deferred_slots(&mut self, events: &EventSink) -> Result<(), TurnError> {
-        let turn = self.world.state.turn_count;
+        let turn = self.data.state.turn_count;
         if turn == 0 {
             return Ok(());
         }
@@ -191,7 +191,7 @@ impl Interview {
             _ => {
                 let stages = self
                     .store
-                    .checkpointed_stages(&self.world.session_id, turn)
+                    .checkpointed_stages(&self.data.session_id, turn)
                     .map_err(|e| fail(e.into()))?;
                 let done = stages.iter().any(|s| s == Stage::SlotDiscovery.name());
                 let updated = stages.iter().any(|s| s == Stage::GraphUpdate.name());
@@ -207,7 +207,7 @@ impl Interview {
             stage: Stage::SlotDiscovery,
         });
         let t = Instant::now();
-        let span = stage_span(&self.world.session_id, turn, Stage::SlotDiscovery);
+        let span = stage_span(&self.data.session_id, turn, Stage::SlotDiscovery);
         let outcome = self
             .run_stage(Stage::SlotDiscovery, &mut run, events)
             .instrument(span.clone())
@@ -232,14 +232,14 @@ impl Interview {
         input: String,
     ) -> Result<TurnRun, (Stage, PipelineError)> {
         let mut run = TurnRun {
-            ctx: TurnContext::new(self.world.session_id.clone(), input),
+            ctx: TurnContext::new(self.data.session_id.clone(), input),
             turn,
             decision: None,
             scoring: None,
         };
         let checkpoints = self
             .store
-            .checkpoints_for_turn(&self.world.session_id, turn)
+            .checkpoints_for_turn(&self.data.session_id, turn)
             .map_err(|e| (Stage::ContextLoading, e.into()))?;
         for cp in checkpoints {
             let Some(stage) = Stage::parse(&cp.stage) else {
@@ -396,20 +396,20 @@ impl Interview {
             extra: extra.as_ref(),
         };
         crash::check(self.crash, stage, CrashSide::Before);
-        let id = self.world.session_id.clone();
+        let id = self.data.session_id.clone();
         let usage: Vec<LlmUsage> = calls
             .iter()
             .map(|c| usage_row(&id, &self.services.llm, turn, c))
             .collect();
         self.store.transaction(|tx| {
-            write_effects(tx, &id, turn, &effects, &self.world.tracker)?;
+            write_effects(tx, &id, turn, &effects, &self.data.tracker)?;
             for row in &usage {
                 tx.insert_llm_usage(row)?;
             }
             tx.put_checkpoint(&id, turn, stage.name(), &envelope)
         })?;
         crash::check(self.crash, stage, CrashSide::After);
-        self.world.apply(effects);
+        self.data.apply(effects);
         Ok((output, summary))
     }
 
@@ -419,7 +419,7 @@ impl Interview {
             spec: &self.spec,
             services: &self.services,
             store: &self.store,
-            world: &self.world,
+            data: &self.data,
             events,
             registry: &self.registry,
             signal_plan: self.signal_plan.as_deref(),

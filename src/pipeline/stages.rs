@@ -27,8 +27,8 @@ use serde_json::Value;
 
 use super::ports::CallRecord;
 use crate::domain::{SessionState, Speaker};
-use crate::graph::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
 use crate::graph::node_state::NodeStateTracker;
+use crate::graph::records::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
 use crate::store::ScoringRecord;
 use s10_scoring_persistence::ScoringPayload;
 

@@ -14,7 +14,7 @@ use super::Prompt;
 use super::decoration::{strip_label, strip_layers};
 use super::window::{Line, conversation_window, one_line};
 use crate::config::Persona;
-use crate::contract::{ContractError, MAX_REPLY_BYTES, quote};
+use crate::reply_json::{ContractError, MAX_REPLY_BYTES, quote};
 
 /// The respondent's temperature when its role sets none: high, so answers vary like people's.
 pub const RESPONDENT_TEMPERATURE: f32 = 0.9;

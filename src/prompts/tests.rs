@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::config::{Concept, ConfigDir, Methodology};
-use crate::contract::ContractError;
 use crate::domain::{GraphState, SignalValue, Signals, Speaker};
+use crate::reply_json::ContractError;
 use crate::scoring::{ScoredCandidate, SignalContribution};
 use crate::signals::catalog;
 

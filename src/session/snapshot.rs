@@ -98,7 +98,7 @@ fn turn_result(
 
 /// The graph, node states, slots, focus trace, latest rubric scores and usage of `interview`.
 fn snapshot(interview: &Interview) -> Result<SessionSnapshot, PipelineError> {
-    let world = &interview.world;
+    let data = &interview.data;
     let id = interview.session_id();
     let store = interview.store();
     let answers: HashMap<String, (u32, String)> = store
@@ -107,17 +107,17 @@ fn snapshot(interview: &Interview) -> Result<SessionSnapshot, PipelineError> {
         .filter(|u| u.speaker == Speaker::Respondent)
         .map(|u| (u.id, (u.turn, u.text)))
         .collect();
-    let slot_of: HashMap<&str, &str> = world
+    let slot_of: HashMap<&str, &str> = data
         .mappings
         .iter()
         .map(|m| (m.surface_node_id.as_str(), m.canonical_slot_id.as_str()))
         .collect();
     let methodology = &interview.spec().methodology;
-    let nodes = world
+    let nodes = data
         .nodes
         .iter()
         .map(|n| {
-            let key = world.tracker.tracking_key(&n.id).to_owned();
+            let key = data.tracker.tracking_key(&n.id).to_owned();
             NodeView {
                 id: n.id.clone(),
                 label: n.label.clone(),
@@ -127,7 +127,7 @@ fn snapshot(interview: &Interview) -> Result<SessionSnapshot, PipelineError> {
                 stance: n.stance,
                 confidence: n.confidence,
                 superseded: n.superseded_by.is_some(),
-                state: world.tracker.states.get(&key).cloned(),
+                state: data.tracker.states.get(&key).cloned(),
                 tracking_key: key,
                 slot_id: slot_of.get(n.id.as_str()).map(|s| (*s).to_owned()),
                 source_quote: n.source_quote.clone(),
@@ -144,7 +144,7 @@ fn snapshot(interview: &Interview) -> Result<SessionSnapshot, PipelineError> {
             }
         })
         .collect();
-    let edges = world
+    let edges = data
         .edges
         .iter()
         .map(|e| EdgeView {
@@ -154,7 +154,7 @@ fn snapshot(interview: &Interview) -> Result<SessionSnapshot, PipelineError> {
             turn: e.turn,
         })
         .collect();
-    let slots = world
+    let slots = data
         .slots
         .iter()
         .map(|s| SlotView {
@@ -165,7 +165,7 @@ fn snapshot(interview: &Interview) -> Result<SessionSnapshot, PipelineError> {
             support_count: s.support_count,
             first_seen_turn: s.first_seen_turn,
             promoted_turn: s.promoted_turn,
-            members: world
+            members: data
                 .mappings
                 .iter()
                 .filter(|m| m.canonical_slot_id == s.id)
@@ -173,20 +173,20 @@ fn snapshot(interview: &Interview) -> Result<SessionSnapshot, PipelineError> {
                 .collect(),
         })
         .collect();
-    let turn_count = world.state.turn_count;
+    let turn_count = data.state.turn_count;
     let new_nodes_per_turn = (1..=turn_count)
         .map(|t| {
-            let n = world.nodes.iter().filter(|n| n.turn == t).count();
+            let n = data.nodes.iter().filter(|n| n.turn == t).count();
             u32::try_from(n).unwrap_or(u32::MAX)
         })
         .collect();
     Ok(SessionSnapshot {
         session_id: id.to_owned(),
         turn_count,
-        max_turns: world.max_turns,
-        finished: (world.status == SessionStatus::Finished)
-            .then(|| world.termination_reason.clone().unwrap_or_default()),
-        focus_history: world.state.focus_history.clone(),
+        max_turns: data.max_turns,
+        finished: (data.status == SessionStatus::Finished)
+            .then(|| data.termination_reason.clone().unwrap_or_default()),
+        focus_history: data.state.focus_history.clone(),
         nodes,
         edges,
         slots,

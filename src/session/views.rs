@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::domain::{FocusEntry, LlmScores, Speaker};
-use crate::graph::model::SlotStatus;
 use crate::graph::node_state::NodeState;
+use crate::graph::records::SlotStatus;
 use crate::pipeline::TurnResult;
 use crate::store::UsageTotals;
 

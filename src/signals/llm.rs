@@ -4,8 +4,8 @@
 //! The LLM call itself belongs to the pipeline; this module only builds text and reads text.
 
 use crate::config::Rubric;
-use crate::contract::{ContractError, extract_object};
 use crate::domain::{LlmScores, ResponseDepth, RubricScore};
+use crate::reply_json::{ContractError, extract_object};
 
 use super::catalog::TREND_VALUES;
 
@@ -70,7 +70,7 @@ pub fn parse_batch_reply(reply: &str, expected: &[&str]) -> Result<LlmScores, Co
         let entry = map.get(*name).ok_or_else(|| ContractError::Invalid {
             field: (*name).to_owned(),
             reason: "missing".to_owned(),
-            found: crate::contract::quote(&serde_json::Value::Object(map.clone()).to_string()),
+            found: crate::reply_json::quote(&serde_json::Value::Object(map.clone()).to_string()),
         })?;
         scores.insert((*name).to_owned(), parse_entry(name, entry)?);
     }

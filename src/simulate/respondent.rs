@@ -60,7 +60,7 @@ pub enum RespondentError {
     Reply {
         turn: u32,
         #[source]
-        source: crate::contract::ContractError,
+        source: crate::reply_json::ContractError,
         /// Tokens of the rejected call, for the usage record.
         tokens_in: u64,
         tokens_out: u64,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Methodology;
 use crate::graph::metrics::graph_state;
-use crate::graph::model::SlotStatus;
+use crate::graph::records::SlotStatus;
 use crate::llm::Role;
 use crate::store::{SessionStatus, Store, StoreOps, UsageTotals};
 

@@ -10,7 +10,7 @@ use super::StoreError;
 use super::codec::{
     atomic, col, embedding_col, embedding_to_blob, exec, json_col, query_all, to_json,
 };
-use crate::graph::model::{CanonicalEdge, CanonicalSlot, SlotMapping, SlotStatus};
+use crate::graph::records::{CanonicalEdge, CanonicalSlot, SlotMapping, SlotStatus};
 
 const SLOT_COLUMNS: &str = "id, session_id, slot_name, description, node_type, status, \
      support_count, first_seen_turn, promoted_turn, embedding";

@@ -14,7 +14,7 @@ use super::{
     usage, utterances,
 };
 use crate::domain::SessionState;
-use crate::graph::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
+use crate::graph::records::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
 
 pub(crate) mod sealed {
     /// Grants the forwarding methods a connection while keeping it out of the public API.

@@ -10,7 +10,7 @@ use super::StoreError;
 use super::codec::{
     atomic, col, embedding_col, embedding_to_blob, exec, json_col, query_all, to_json,
 };
-use crate::graph::model::{KgEdge, KgNode};
+use crate::graph::records::{KgEdge, KgNode};
 
 const NODE_COLUMNS: &str = "id, session_id, label, node_type, confidence, properties, stance, \
      source_utterance_ids, source_quote, superseded_by, embedding, recorded_at, turn";

@@ -11,7 +11,7 @@
 //! proposals. Nodes without an embedding each get a slot of their own.
 
 use crate::graph::canonical::SlotProposal;
-use crate::graph::model::{CanonicalSlot, KgNode};
+use crate::graph::records::{CanonicalSlot, KgNode};
 use crate::graph::similarity::cosine;
 
 /// Member labels quoted in a slot's description; the rest are counted.
@@ -195,7 +195,7 @@ fn describe(node_type: &str, labels: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::model::SlotStatus;
+    use crate::graph::records::SlotStatus;
 
     fn node(id: &str, label: &str, embedding: Option<Vec<f32>>) -> KgNode {
         let mut n = KgNode::fixture(id, label, "attribute");

@@ -208,7 +208,7 @@ fn model_dir_search_skips_partial_directories() {
     let tmp = tempfile::tempdir().unwrap();
     write_model_files(&tmp.path().join("a/1_Pooling"), &["config.json"]);
     write_model_files(&tmp.path().join("a/model"), &MODEL_FILES);
-    let files = crate::models::find_in_tree(tmp.path(), EMBEDDER.files, 4).unwrap();
+    let files = crate::model_files::find_in_tree(tmp.path(), EMBEDDER.files, 4).unwrap();
     assert_eq!(files.len(), 3);
     assert!(
         files
@@ -216,14 +216,14 @@ fn model_dir_search_skips_partial_directories() {
             .all(|f| f.parent() == Some(&*tmp.path().join("a/model")))
     );
     assert_eq!(
-        crate::models::find_in_tree(tmp.path(), EMBEDDER.files, 1),
+        crate::model_files::find_in_tree(tmp.path(), EMBEDDER.files, 1),
         None
     );
 }
 
 #[test]
 fn sharing_install_keeps_the_source_and_moving_install_takes_it() {
-    use crate::models::{Transfer, install_files};
+    use crate::model_files::{Transfer, install_files};
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
     write_model_files(&src, &MODEL_FILES);
@@ -240,7 +240,7 @@ fn sharing_install_keeps_the_source_and_moving_install_takes_it() {
 
 #[test]
 fn shared_spec_names_the_same_files() {
-    assert_eq!(EMBEDDER.files, crate::models::Files::All(&MODEL_FILES));
+    assert_eq!(EMBEDDER.files, crate::model_files::Files::All(&MODEL_FILES));
 }
 
 #[test]

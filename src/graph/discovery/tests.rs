@@ -1,6 +1,6 @@
 use super::*;
 use crate::embed::{Embedder, HashEmbedder};
-use crate::graph::model::SlotStatus;
+use crate::graph::records::SlotStatus;
 
 fn mec() -> Methodology {
     crate::config::shipped_methodology("means_end_chain")

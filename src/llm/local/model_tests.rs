@@ -11,7 +11,7 @@ use serde_json::json;
 use super::constrain::Guidance;
 use super::template::{ChatTemplate, TemplateKind};
 use super::tokenizer::TextTokenizer;
-use crate::models::{self, FetchConfig, LLM_FALLBACK};
+use crate::model_files::{self, FetchConfig, LLM_FALLBACK};
 
 const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
 
@@ -22,7 +22,8 @@ pub(super) fn gguf() -> &'static PathBuf {
             cache_root: Some(CACHE_ROOT.into()),
             ..FetchConfig::from_env()
         };
-        let resolved = models::resolve(&config, &[&LLM_FALLBACK]).unwrap_or_else(|e| panic!("{e}"));
+        let resolved =
+            model_files::resolve(&config, &[&LLM_FALLBACK]).unwrap_or_else(|e| panic!("{e}"));
         resolved.files[0].clone()
     })
 }

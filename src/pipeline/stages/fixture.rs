@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::config::{ConfigDir, shipped_methodology};
 use crate::domain::{SessionState, Speaker, Understanding};
 use crate::embed::HashEmbedder;
-use crate::graph::model::KgNode;
+use crate::graph::records::KgNode;
 use crate::llm::{LlmProvider, LlmRouter, ScriptedProvider};
 use crate::pipeline::contracts::{
     ContextLoadingOutput, ContinuationOutput, SrlPreprocessingOutput, StrategySelectionOutput,
@@ -16,8 +16,8 @@ use crate::pipeline::contracts::{
 };
 use crate::pipeline::interview::{InterviewSpec, Services};
 use crate::pipeline::ports::Ports;
+use crate::pipeline::session_data::SessionData;
 use crate::pipeline::stages::{s01_context_loading, s02_5_srl_preprocessing, s02_utterance_saving};
-use crate::pipeline::world::World;
 use crate::pipeline::{EventSink, PipelineSettings};
 use crate::signals::Registry;
 use crate::store::{NewSession, Store, StoreOps};
@@ -26,7 +26,7 @@ pub(crate) struct Fixture {
     pub spec: InterviewSpec,
     pub services: Services,
     pub store: Store,
-    pub world: World,
+    pub data: SessionData,
     pub events: EventSink,
     pub registry: Registry,
     pub type_index: tokio::sync::OnceCell<Arc<crate::understanding::TypeIndex>>,
@@ -63,12 +63,12 @@ impl Fixture {
                 state: SessionState::default(),
             })
             .unwrap();
-        let world = World::load(&store, "s").unwrap();
+        let data = SessionData::load(&store, "s").unwrap();
         Self {
             spec,
             services,
             store,
-            world,
+            data,
             events: EventSink::none(),
             registry: Registry::standard(),
             type_index: tokio::sync::OnceCell::new(),
@@ -80,7 +80,7 @@ impl Fixture {
             spec: &self.spec,
             services: &self.services,
             store: &self.store,
-            world: &self.world,
+            data: &self.data,
             events: &self.events,
             registry: &self.registry,
             signal_plan: None,
@@ -98,8 +98,8 @@ impl Fixture {
 
     /// Adds a live node of `turn` to the session in memory and returns its id.
     pub fn add_node(&mut self, label: &str, node_type: &str, turn: u32) -> String {
-        let id = format!("n{}", self.world.nodes.len() + 1);
-        self.world.nodes.push(KgNode {
+        let id = format!("n{}", self.data.nodes.len() + 1);
+        self.data.nodes.push(KgNode {
             turn,
             ..KgNode::fixture(&id, label, node_type)
         });
@@ -122,7 +122,7 @@ impl Fixture {
         UtteranceSavingOutput,
         SrlPreprocessingOutput,
     ) {
-        self.world.state.turn_count = turn - 1;
+        self.data.state.turn_count = turn - 1;
         let ports = self.ports();
         let loaded = s01_context_loading::run(&s01_context_loading::Input { answer }, &ports)
             .unwrap()

@@ -26,8 +26,8 @@ pub(crate) fn run(
     input: &Input<'_>,
     ports: &Ports<'_>,
 ) -> Result<Staged<'static, ContextLoadingOutput>, PipelineError> {
-    let world = ports.world;
-    let id = &world.session_id;
+    let data = ports.data;
+    let id = &data.session_id;
     let recent_utterances = ports
         .store
         .recent_utterances(id, RECENT_UTTERANCES)?
@@ -39,20 +39,20 @@ pub(crate) fn run(
         })
         .collect();
     let strategy_history = ports.store.recent_strategies(id, STRATEGY_HISTORY_LIMIT)?;
-    let live: Vec<&str> = world.live_nodes().map(|n| n.label.as_str()).collect();
+    let live: Vec<&str> = data.live_nodes().map(|n| n.label.as_str()).collect();
     let recent_node_labels = live
         .iter()
         .skip(live.len().saturating_sub(RECENT_NODE_LABELS))
         .map(|l| (*l).to_owned())
         .collect();
-    let state = &world.state;
+    let state = &data.state;
     let output = ContextLoadingOutput {
         methodology: ports.spec.methodology.method.name.clone(),
         concept_id: ports.spec.concept.id.clone(),
         concept_name: ports.spec.concept.name.clone(),
         turn_number: state.turn_count + 1,
         mode: "exploratory".to_owned(),
-        max_turns: world.max_turns,
+        max_turns: data.max_turns,
         recent_utterances,
         strategy_history,
         recent_node_labels,
@@ -102,7 +102,7 @@ mod tests {
         );
         fx.say(1, Speaker::Respondent, "It froths well.");
         fx.say(1, Speaker::Interviewer, "Why does frothing matter?");
-        fx.world.state.turn_count = 1;
+        fx.data.state.turn_count = 1;
         fx.add_node("froths well", "attribute", 1);
         let staged = run(
             &Input {

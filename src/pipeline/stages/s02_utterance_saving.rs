@@ -20,7 +20,7 @@ pub(crate) fn run(
     input: &Input<'_>,
     ports: &Ports<'_>,
 ) -> Result<Staged<'static, UtteranceSavingOutput>, PipelineError> {
-    let id = crate::pipeline::ids::single(&ports.world.session_id, input.turn, "answer");
+    let id = crate::pipeline::ids::single(&ports.data.session_id, input.turn, "answer");
     let summary = format!(
         "answer saved ({} chars) as {id}",
         input.answer.chars().count()

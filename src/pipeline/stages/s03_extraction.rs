@@ -137,7 +137,7 @@ async fn extract_offline(
     };
     let types = type_index(ports).await?;
     let known: Vec<KnownConcept<'_>> = ports
-        .world
+        .data
         .live_nodes()
         .map(|n| KnownConcept {
             label: &n.label,

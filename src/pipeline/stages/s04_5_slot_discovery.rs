@@ -13,7 +13,7 @@ use super::{Effects, Staged, merge_mappings};
 use crate::domain::Understanding;
 use crate::graph::canonical::{SlotContext, SlotUpdate, aggregate_edges};
 use crate::graph::discovery;
-use crate::graph::model::KgNode;
+use crate::graph::records::KgNode;
 use crate::llm::Role;
 use crate::pipeline::PipelineError;
 use crate::pipeline::contracts::{GraphUpdateOutput, SlotDiscoveryOutput, SlotRef};
@@ -40,7 +40,7 @@ pub(crate) async fn run(
     input: &Input<'_>,
     ports: &Ports<'_>,
 ) -> Result<Staged<'static, SlotDiscoveryOutput>, PipelineError> {
-    let world = ports.world;
+    let data = ports.data;
     let enabled = ports.services.settings.enable_canonical_slots;
     let added: HashSet<&str> = input
         .update
@@ -56,24 +56,24 @@ pub(crate) async fn run(
         };
         return Ok(Staged::new(SlotDiscoveryOutput::default(), summary));
     }
-    let new_nodes: Vec<_> = world
+    let new_nodes: Vec<_> = data
         .nodes
         .iter()
         .filter(|n| added.contains(n.id.as_str()))
         .cloned()
         .collect();
     let (update, calls) = discover(ports, input.turn, &new_nodes).await?;
-    let mappings = merge_mappings(&world.mappings, &update.mappings_created);
-    let mut edge_ids = IdMinter::new(&world.session_id, input.turn, "canonical_edge");
+    let mappings = merge_mappings(&data.mappings, &update.mappings_created);
+    let mut edge_ids = IdMinter::new(&data.session_id, input.turn, "canonical_edge");
     let mut new_id = || edge_ids.mint();
     let canonical_edges = aggregate_edges(
-        &world.edges,
+        &data.edges,
         &mappings,
-        &world.canonical_edges,
-        &world.session_id,
+        &data.canonical_edges,
+        &data.session_id,
         &mut new_id,
     );
-    let mut tracker = world.tracker.clone();
+    let mut tracker = data.tracker.clone();
     for m in &update.mappings_created {
         tracker.map_to_slot(&m.surface_node_id, &m.canonical_slot_id);
     }
@@ -110,7 +110,7 @@ async fn discover(
     turn: u32,
     new_nodes: &[KgNode],
 ) -> Result<(SlotUpdate, Vec<CallRecord>), PipelineError> {
-    let world = ports.world;
+    let data = ports.data;
     let methodology = &ports.spec.methodology;
     let groups = discovery::groups(new_nodes);
     let mut calls = Vec::new();
@@ -123,13 +123,13 @@ async fn discover(
                 propose_slots_offline(
                     node_type,
                     nodes,
-                    &world.slots,
+                    &data.slots,
                     methodology.thresholds.canonical_similarity_threshold,
                 )
             })
             .collect()
     } else {
-        let prompt = discovery::slot_prompt(methodology, &groups, &world.slots);
+        let prompt = discovery::slot_prompt(methodology, &groups, &data.slots);
         let schema = Arc::new(crate::prompts::schema::slot_schema(methodology));
         let request = ports
             .services
@@ -152,21 +152,21 @@ async fn discover(
     } else {
         ports.services.embedder.embed(&refs)?
     };
-    let mapped: HashSet<String> = world
+    let mapped: HashSet<String> = data
         .mappings
         .iter()
         .map(|m| m.surface_node_id.clone())
         .collect();
     let ctx = SlotContext {
-        session_id: &world.session_id,
+        session_id: &data.session_id,
         turn,
         mapped_nodes: &mapped,
         thresholds: methodology.thresholds,
     };
-    let mut slot_ids = IdMinter::new(&world.session_id, turn, "slot");
+    let mut slot_ids = IdMinter::new(&data.session_id, turn, "slot");
     let mut new_id = || slot_ids.mint();
     let update = discovery::integrate_turn(
-        &world.slots,
+        &data.slots,
         &groups,
         &proposals,
         &embeddings,
@@ -185,7 +185,7 @@ mod tests {
     fn added(fx: &Fixture, ids: &[&str]) -> GraphUpdateOutput {
         GraphUpdateOutput {
             nodes_added: fx
-                .world
+                .data
                 .nodes
                 .iter()
                 .filter(|n| ids.contains(&n.id.as_str()))

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use super::{Effects, Staged};
 use crate::config::Methodology;
-use crate::graph::model::KgNode;
 use crate::graph::node_state::{NodeRegistration, NodeStateTracker};
+use crate::graph::records::KgNode;
 use crate::graph::surface::{
     ExtractedConcept, SurfaceUpdate, TurnExtraction, TurnOrigin, apply_extraction, norm,
 };
@@ -18,7 +18,7 @@ use crate::pipeline::contracts::{
 use crate::pipeline::ids::IdMinter;
 use crate::pipeline::ports::Ports;
 use crate::pipeline::runner::TurnRun;
-use crate::pipeline::world::World;
+use crate::pipeline::session_data::SessionData;
 use crate::time::now_rfc3339;
 
 pub(crate) struct Input<'a> {
@@ -41,7 +41,7 @@ pub(crate) fn run(
     input: &Input<'_>,
     ports: &Ports<'_>,
 ) -> Result<Staged<'static, GraphUpdateOutput>, PipelineError> {
-    let world = ports.world;
+    let data = ports.data;
     let methodology = &ports.spec.methodology;
     let extraction = &input.extraction.extraction;
     let concepts: Vec<_> = extraction
@@ -57,16 +57,16 @@ pub(crate) fn run(
     let embeddings = embed_unmatched(ports, &concepts)?;
     let recorded_at = now_rfc3339();
     let origin = TurnOrigin {
-        session_id: &world.session_id,
+        session_id: &data.session_id,
         turn: input.turn,
         utterance_id: &input.saved.user_utterance_id,
         recorded_at: &recorded_at,
     };
-    let mut surface_ids = IdMinter::new(&world.session_id, input.turn, "surface");
+    let mut surface_ids = IdMinter::new(&data.session_id, input.turn, "surface");
     let mut new_id = || surface_ids.mint();
     let update = apply_extraction(
-        &world.nodes,
-        &world.edges,
+        &data.nodes,
+        &data.edges,
         methodology,
         TurnExtraction {
             concepts: &concepts,
@@ -76,9 +76,9 @@ pub(crate) fn run(
         &origin,
         &mut new_id,
     );
-    let mut tracker = world.tracker.clone();
+    let mut tracker = data.tracker.clone();
     track_update(&mut tracker, methodology, &update, input.turn);
-    let output = output_of(world, &update);
+    let output = output_of(data, &update);
     let summary = describe_update(&update);
     Ok(Staged {
         effects: Effects {
@@ -94,15 +94,15 @@ pub(crate) fn run(
 }
 
 /// The contract of an update: what it added and the graph's size after it.
-fn output_of(world: &World, update: &SurfaceUpdate) -> GraphUpdateOutput {
-    let live_after = world.live_nodes().count() + update.new_nodes.len()
-        - newly_superseded(&world.nodes, &update.updated_nodes);
+fn output_of(data: &SessionData, update: &SurfaceUpdate) -> GraphUpdateOutput {
+    let live_after = data.live_nodes().count() + update.new_nodes.len()
+        - newly_superseded(&data.nodes, &update.updated_nodes);
     let label_of = |id: &str| {
         update
             .new_nodes
             .iter()
             .find(|n| n.id == id)
-            .map_or_else(|| world.label_of(id), |n| n.label.clone())
+            .map_or_else(|| data.label_of(id), |n| n.label.clone())
     };
     GraphUpdateOutput {
         nodes_added: update.new_nodes.iter().map(NodeRef::from).collect(),
@@ -112,7 +112,7 @@ fn output_of(world: &World, update: &SurfaceUpdate) -> GraphUpdateOutput {
             .map(|e| EdgeRef::new(e, label_of))
             .collect(),
         node_count: u32::try_from(live_after).unwrap_or(u32::MAX),
-        edge_count: u32::try_from(world.edges.len() + update.new_edges.len()).unwrap_or(u32::MAX),
+        edge_count: u32::try_from(data.edges.len() + update.new_edges.len()).unwrap_or(u32::MAX),
     }
 }
 
@@ -124,7 +124,7 @@ fn embed_unmatched(
     concepts: &[ExtractedConcept],
 ) -> Result<Vec<Option<Vec<f32>>>, PipelineError> {
     let known: HashSet<(String, &str)> = ports
-        .world
+        .data
         .live_nodes()
         .map(|n| (norm(&n.label), n.node_type.as_str()))
         .collect();
@@ -277,6 +277,6 @@ mod tests {
         // The exact match needed no embedding; the new concept got one.
         assert!(effects.nodes_created[0].embedding.is_some());
         // Nothing is written here: the session in memory is as it was.
-        assert_eq!(fx.world.nodes.len(), 1);
+        assert_eq!(fx.data.nodes.len(), 1);
     }
 }

@@ -36,26 +36,26 @@ pub(crate) fn run(
     input: &Input<'_>,
     ports: &Ports<'_>,
 ) -> Result<Staged<'static, StateComputationOutput>, PipelineError> {
-    let world = ports.world;
+    let data = ports.data;
     let turn = input.turn;
-    let mut graph = graph_state(&world.nodes, &world.edges, &ports.spec.methodology, turn);
+    let mut graph = graph_state(&data.nodes, &data.edges, &ports.spec.methodology, turn);
     graph.turn_count = turn;
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let saturation = saturation_metrics(
-        &world.state.saturation,
-        &world.nodes,
+        &data.state.saturation,
+        &data.nodes,
         count(input.update.nodes_added.len()),
         count(input.update.edges_added.len()),
         count(input.extraction.concept_count),
         graph.max_depth,
-        &world.state.depth_history,
+        &data.state.depth_history,
     );
     let canonical = ports
         .services
         .settings
         .enable_canonical_slots
-        .then(|| canonical_state(&world.slots, &world.canonical_edges));
-    let recent_nodes = world
+        .then(|| canonical_state(&data.slots, &data.canonical_edges));
+    let recent_nodes = data
         .nodes
         .iter()
         .filter(|n| n.turn == turn)

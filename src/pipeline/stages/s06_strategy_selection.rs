@@ -87,7 +87,7 @@ pub(crate) async fn run(
     scoring: Scoring,
     ports: &Ports<'_>,
 ) -> Result<(Staged<'static, StrategySelectionOutput>, DecisionRecord), PipelineError> {
-    let world = ports.world;
+    let data = ports.data;
     let methodology = &ports.spec.methodology;
     let turn = input.turn;
     check_graph_state_is_current(input.computed, turn, input.extracted_at)?;
@@ -97,24 +97,24 @@ pub(crate) async fn run(
     let depth = scores
         .get("response_depth")
         .map(|s| ResponseDepth::from_score(s.score));
-    let mut tracker = world.tracker.clone();
+    let mut tracker = data.tracker.clone();
     if let (Some(previous), Some(depth)) = (tracker.previous_focus.clone(), depth) {
         tracker.append_response_signal(&previous, depth.as_str());
     }
     let before_focus = tracker.to_json();
-    let mut depth_history = world.state.depth_history.clone();
+    let mut depth_history = data.state.depth_history.clone();
     depth_history.extend(depth);
     let phases = methodology.phase_boundaries;
-    let phase = phases.phase(turn, world.max_turns);
+    let phase = phases.phase(turn, data.max_turns);
     let detection = DetectionInput {
         turn_number: turn,
-        max_turns: world.max_turns,
+        max_turns: data.max_turns,
         graph: &input.computed.graph_state,
         canonical: input.computed.canonical_graph_state.as_ref(),
         llm: Some(&scores),
         depth_history: &depth_history,
         strategy_history: &input.loaded.strategy_history,
-        velocity: &world.state.velocity,
+        velocity: &data.state.velocity,
         tracker: &tracker,
         depth_divisor: methodology.depth_divisor(),
         phases,
@@ -324,13 +324,13 @@ mod tests {
             crate::domain::Speaker::Interviewer,
             "What comes to mind about oat milk?",
         );
-        fx.world.state.turn_count = 1;
+        fx.data.state.turn_count = 1;
         for (label, node_type) in [
             ("froths well", "attribute"),
             ("calm mornings", "psychosocial_consequence"),
         ] {
             let id = fx.add_node(label, node_type, 1);
-            fx.world.tracker.register_node(
+            fx.data.tracker.register_node(
                 &crate::graph::node_state::NodeRegistration {
                     node_id: &id,
                     label,

@@ -44,16 +44,16 @@ pub(crate) fn run(
     input: &Input<'_>,
     ports: &Ports<'_>,
 ) -> Result<Staged<'static, ContinuationOutput>, PipelineError> {
-    let world = ports.world;
+    let data = ports.data;
     let selection = input.selection;
     let reason = stop_reason(
         &ports.spec.methodology.phase_boundaries,
         input.turn,
-        world.max_turns,
+        data.max_turns,
         selection.generates_closing_question,
         &input.computed.saturation_metrics,
         input.update.nodes_added.len(),
-        &world.tracker,
+        &data.tracker,
     );
     let output = ContinuationOutput {
         should_continue: reason.is_none(),
@@ -63,7 +63,7 @@ pub(crate) fn run(
             .map(|f| f.label.clone())
             .unwrap_or_default(),
         reason: reason.unwrap_or_default().to_owned(),
-        turns_remaining: world.max_turns.saturating_sub(input.turn),
+        turns_remaining: data.max_turns.saturating_sub(input.turn),
     };
     let summary = if output.should_continue {
         format!("continue, {} turns left", output.turns_remaining)

@@ -82,7 +82,7 @@ pub(crate) async fn ask(
         ports.services.settings.window_chars,
     );
     let strategy = ports.strategy(&selection.strategy)?;
-    let raised = raised_concepts(ports.world.live_nodes().map(|n| n.label.as_str()));
+    let raised = raised_concepts(ports.data.live_nodes().map(|n| n.label.as_str()));
     let focus = question_focus(strategy, selection.focus.as_ref(), &raised);
     let template = || {
         render_template(&TemplateInput {

@@ -21,7 +21,7 @@ pub(crate) fn run(
     ports: &Ports<'_>,
 ) -> Result<Staged<'static, ResponseSavingOutput>, PipelineError> {
     let question = &input.question.question;
-    let id = crate::pipeline::ids::single(&ports.world.session_id, input.turn, "question");
+    let id = crate::pipeline::ids::single(&ports.data.session_id, input.turn, "question");
     let summary = format!("question saved as {id}");
     let output = ResponseSavingOutput {
         turn_number: input.turn,

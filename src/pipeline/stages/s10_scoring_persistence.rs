@@ -43,14 +43,14 @@ pub(crate) fn run<'a>(
     input: &Input<'a>,
     ports: &Ports<'_>,
 ) -> Result<Staged<'a, ScoringPersistenceOutput>, PipelineError> {
-    let world = ports.world;
+    let data = ports.data;
     let (turn, selection, computed, continuation) = (
         input.turn,
         input.selection,
         input.computed,
         input.continuation,
     );
-    let mut state = world.state.clone();
+    let mut state = data.state.clone();
     state.turn_count = turn;
     state.last_strategy = Some(selection.strategy.clone());
     let canonical_nodes = computed
@@ -80,9 +80,9 @@ pub(crate) fn run<'a>(
         _ => 0.0,
     };
     let record = scoring_record(
-        &world.session_id,
+        &data.session_id,
         turn,
-        ports.spec.methodology.phase_for(turn, world.max_turns),
+        ports.spec.methodology.phase_for(turn, data.max_turns),
         selection,
         input.decision.map(|d| &d.llm_scores),
         continuation,
@@ -185,8 +185,8 @@ mod tests {
     #[test]
     fn the_turn_ends_in_the_session_state_and_a_stop_finishes_it() {
         let mut fx = Fixture::new();
-        fx.world.state.turn_count = 3;
-        fx.world.state.strategy_history =
+        fx.data.state.turn_count = 3;
+        fx.data.state.strategy_history =
             (0..STRATEGY_HISTORY_LEN).map(|i| format!("s{i}")).collect();
         let computed = StateComputationOutput {
             graph_state: crate::domain::GraphState {

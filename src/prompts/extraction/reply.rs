@@ -26,9 +26,9 @@ use serde_json::{Map, Value};
 
 use super::{Extraction, MAX_CONCEPTS, MAX_LABEL_CHARS, MAX_RELATIONSHIPS};
 use crate::config::Methodology;
-use crate::contract::{ContractError, extract_object};
 use crate::graph::surface::{ExtractedConcept, ExtractedRelationship};
 use crate::prompts::window::one_line;
+use crate::reply_json::{ContractError, extract_object};
 
 /// Parses and validates an extraction reply against `methodology`'s ontology.
 ///

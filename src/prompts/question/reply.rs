@@ -9,9 +9,9 @@
 
 use serde_json::Value;
 
-use crate::contract::{ContractError, MAX_REPLY_BYTES, quote};
 use crate::prompts::decoration::{strip_label, strip_layers};
 use crate::prompts::window::one_line;
+use crate::reply_json::{ContractError, MAX_REPLY_BYTES, quote};
 
 /// Longest question accepted, in characters after cleaning. A spoken interview question is one
 /// or two sentences (seed examples are under 100 characters); a playback summary before a

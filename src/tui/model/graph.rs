@@ -47,7 +47,7 @@ pub fn as_of(snapshot: &SessionSnapshot, turn: u32) -> SessionSnapshot {
             s.members.retain(|m| kept.contains(m.as_str()));
             s.support_count = u32::try_from(s.members.len()).unwrap_or(u32::MAX);
             if s.promoted_turn.is_none_or(|p| p > turn) {
-                s.status = crate::graph::model::SlotStatus::Candidate;
+                s.status = crate::graph::records::SlotStatus::Candidate;
                 s.promoted_turn = None;
             }
             s

@@ -9,7 +9,7 @@ use ratatui::widgets::Widget;
 
 use super::{bar, empty_note, frame, has_focus, scrolled};
 use crate::domain::{SignalValue, counted, format_number};
-use crate::graph::model::SlotStatus;
+use crate::graph::records::SlotStatus;
 use crate::pipeline::TurnResult;
 use crate::tui::app::App;
 use crate::tui::layout::PanelId;

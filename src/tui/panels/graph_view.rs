@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use super::{empty_note, follow, frame, scrolled};
-use crate::graph::model::SlotStatus;
+use crate::graph::records::SlotStatus;
 use crate::session::views::{NodeView, SessionSnapshot};
 use crate::tui::app::{App, GraphViewUi};
 use crate::tui::sanitize::{clean, clean_line};

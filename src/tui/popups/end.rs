@@ -7,7 +7,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::window;
 use crate::domain::counted;
-use crate::graph::model::SlotStatus;
+use crate::graph::records::SlotStatus;
 use crate::tui::app::App;
 use crate::tui::panels::frame_for_popup;
 use crate::tui::panels::graph_stats::longest_chain;

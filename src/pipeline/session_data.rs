@@ -5,15 +5,15 @@
 //! commit memory still matches the database.
 
 use crate::domain::SessionState;
-use crate::graph::model::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
 use crate::graph::node_state::NodeStateTracker;
+use crate::graph::records::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
 use crate::store::{SessionStatus, Store, StoreOps};
 
 use super::PipelineError;
 use super::stages::{Effects, merge_mappings};
 
 #[derive(Debug, Clone)]
-pub(crate) struct World {
+pub(crate) struct SessionData {
     pub session_id: String,
     pub max_turns: u32,
     pub status: SessionStatus,
@@ -31,7 +31,7 @@ pub(crate) struct World {
     pub load_warnings: Vec<String>,
 }
 
-impl World {
+impl SessionData {
     pub fn load(store: &Store, session_id: &str) -> Result<Self, PipelineError> {
         let record = store
             .get_session(session_id)?

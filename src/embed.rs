@@ -1,9 +1,10 @@
 //! Sentence embeddings: the [`Embedder`] port, the local all-MiniLM-L6-v2 adapter and a
 //! deterministic test double.
 //!
-//! [`MiniLmEmbedder`] runs all-MiniLM-L6-v2 (BERT, 384 dimensions) with candle on the CPU in f32:
-//! mean pooling over the attention mask, then L2 normalisation, so the cosine similarity of two
-//! outputs (`graph::similarity::cosine`) is their dot product. [`HashEmbedder`] hashes character
+//! [`MiniLmEmbedder`] runs all-MiniLM-L6-v2 (BERT, 384 dimensions) on the CPU in f32, on our own
+//! encoder (`encoder.rs`, over the kernels crate): mean pooling over each text's tokens, then L2
+//! normalisation, so the cosine similarity of two outputs (`graph::similarity::cosine`) is their
+//! dot product. [`HashEmbedder`] hashes character
 //! trigrams instead; it needs no model and is meant for tests and offline demos, never for real
 //! interviews.
 //!
@@ -13,12 +14,12 @@
 //! user sees what was tried and how to fix it.
 //!
 //! Embedding is synchronous and CPU-bound: callers in async code run it on a blocking thread.
-//! candle parallelises matrix products over rayon's global pool; `RAYON_NUM_THREADS` caps it
-//! (the default is one thread per core). This module does not touch the pool itself, because the
-//! process owns that choice.
+//! A call of a few texts runs on the caller's thread; one of many tokens splits its texts over
+//! two threads.
 
 mod background;
 mod cache;
+mod encoder;
 mod hash;
 mod minilm;
 mod resolve;

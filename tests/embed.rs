@@ -186,3 +186,160 @@ fn a_batch_equals_one_by_one() {
 fn empty_input_gives_empty_output() {
     assert!(embedder().embed(&[]).unwrap().is_empty());
 }
+
+/// The texts embedded as candle's own BERT (`candle_transformers::models::bert`) embeds them,
+/// padded to the longest with an attention mask, then mean-pooled and normalised: the
+/// implementation the embedder ran before its own encoder.
+fn embed_with_candle(texts: &[&str]) -> Vec<Vec<f32>> {
+    use candle_core::{DType, Device, Tensor};
+    use candle_transformers::models::bert::{BertModel, Config};
+    use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+    let dir = embedder().dir();
+    let config: Config =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("config.json")).unwrap()).unwrap();
+    let tensors =
+        candle_core::safetensors::load(dir.join("model.safetensors"), &Device::Cpu).unwrap();
+    let vb = candle_nn::VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
+    let model = BertModel::load(vb, &config).unwrap();
+    let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json")).unwrap();
+    let padding = PaddingParams {
+        strategy: PaddingStrategy::BatchLongest,
+        ..tokenizer.get_padding().cloned().unwrap_or_default()
+    };
+    tokenizer.with_padding(Some(padding));
+    // The embedder reads 256 tokens, as the model was trained (the file says 128).
+    let truncation = TruncationParams {
+        max_length: 256,
+        ..tokenizer.get_truncation().cloned().unwrap_or_default()
+    };
+    tokenizer.with_truncation(Some(truncation)).unwrap();
+    let encodings = tokenizer.encode_batch(texts.to_vec(), true).unwrap();
+    let width = encodings[0].len();
+    let ids: Vec<u32> = encodings
+        .iter()
+        .flat_map(|e| e.get_ids().to_vec())
+        .collect();
+    let mask: Vec<u32> = encodings
+        .iter()
+        .flat_map(|e| e.get_attention_mask().to_vec())
+        .collect();
+    let ids = Tensor::from_vec(ids, (texts.len(), width), &Device::Cpu).unwrap();
+    let mask = Tensor::from_vec(mask, (texts.len(), width), &Device::Cpu).unwrap();
+    let hidden = model
+        .forward(&ids, &ids.zeros_like().unwrap(), Some(&mask))
+        .unwrap();
+    let weights = mask.to_dtype(DType::F32).unwrap().unsqueeze(2).unwrap();
+    let mean = hidden
+        .broadcast_mul(&weights)
+        .unwrap()
+        .sum(1)
+        .unwrap()
+        .broadcast_div(&weights.sum(1).unwrap())
+        .unwrap();
+    let norms = mean.sqr().unwrap().sum_keepdim(1).unwrap().sqrt().unwrap();
+    mean.broadcast_div(&norms).unwrap().to_vec2().unwrap()
+}
+
+/// Our encoder packs texts without padding, multiplies with kernels of its own and keeps its
+/// weight matrices in f16: it must give what candle's f32 BERT gives to a few 10⁻⁴ per
+/// dimension, on short labels, sentences, a batch long enough to be split over two threads,
+/// and text at the model's window.
+#[test]
+fn the_encoder_agrees_with_candles_bert() {
+    let long = "oat milk ".repeat(200);
+    let mut texts: Vec<&str> = vec![
+        "froths well",
+        "creamy texture",
+        "better morning latte",
+        "I switched to oat milk two years ago because dairy upset my stomach",
+        "Feeling calm in the morning matters because I am kinder to my kids",
+        "price",
+        "a",
+        &long,
+    ];
+    let sentences: Vec<String> = (0..40)
+        .map(|i| format!("sentence number {i} about why the respondent buys oat milk every week"))
+        .collect();
+    texts.extend(sentences.iter().map(String::as_str));
+    let ours = embedder().embed(&texts).unwrap();
+    let theirs = embed_with_candle(&texts);
+    let mut worst = 0.0_f32;
+    let mut least = 1.0_f32;
+    for (a, b) in ours.iter().zip(&theirs) {
+        let diff = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0_f32, f32::max);
+        worst = worst.max(diff);
+        least = least.min(cosine(a, b));
+    }
+    println!("largest difference {worst}, least cosine {least}");
+    assert!(worst < 5e-4, "largest difference {worst}");
+    assert!(least > 0.9999, "least cosine {least}");
+}
+
+/// The decisions the graph takes on similarities, at the surface (0.80) and canonical (0.60)
+/// thresholds, for every pair of the concept labels of the extraction corpus and of the
+/// example interviews' scripted extractions, are the same with our encoder as with candle's
+/// f32 BERT.
+#[test]
+fn similarity_decisions_on_the_corpus_labels_are_candles() {
+    let corpus = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/extraction.yaml"
+    ))
+    .unwrap();
+    let mut labels: Vec<String> = corpus
+        .lines()
+        .filter_map(|l| {
+            l.split_once("label: ")?
+                .1
+                .split_once(',')
+                .map(|(l, _)| l.trim().to_owned())
+        })
+        .collect();
+    // The scripts hold replies as JSON inside YAML strings: `\"label\": \"creamy texture\"`.
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/examples");
+    let quoted = r#"\"label\": \""#;
+    for entry in std::fs::read_dir(examples).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().ends_with("_script.yaml") {
+            let script = std::fs::read_to_string(&path).unwrap();
+            for piece in script.split(quoted).skip(1) {
+                if let Some((label, _)) = piece.split_once(r#"\""#) {
+                    labels.push(label.to_owned());
+                }
+            }
+        }
+    }
+    labels.sort_unstable();
+    labels.dedup();
+    assert!(labels.len() > 100, "{} labels", labels.len());
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let ours = embedder().embed(&labels).unwrap();
+    let theirs = embed_with_candle(&labels);
+    let mut pairs = 0;
+    let mut nearest = f32::MAX;
+    for i in 0..labels.len() {
+        for j in i + 1..labels.len() {
+            let (a, b) = (cosine(&ours[i], &ours[j]), cosine(&theirs[i], &theirs[j]));
+            for threshold in [0.80, 0.60] {
+                assert_eq!(
+                    a >= threshold,
+                    b >= threshold,
+                    "{:?} ~ {:?}: {a} here, {b} in candle, threshold {threshold}",
+                    labels[i],
+                    labels[j]
+                );
+                nearest = nearest.min((b - threshold).abs());
+            }
+            pairs += 1;
+        }
+    }
+    println!(
+        "{} labels, {pairs} pairs; the closest to a threshold is {nearest} from it",
+        labels.len()
+    );
+}

@@ -1,17 +1,17 @@
-//! [`MiniLmEmbedder`]: all-MiniLM-L6-v2 run by candle on the CPU.
+//! [`MiniLmEmbedder`]: all-MiniLM-L6-v2 on the CPU, run by our encoder (`encoder.rs`).
 //!
 //! The recipe is sentence-transformers' own for this model: BERT's last hidden state, mean
-//! pooled over the attention mask, then L2-normalised. Weights are read into memory rather than
+//! pooled over the text's tokens, then L2-normalised. Weights are read into memory rather than
 //! memory-mapped, because mapping needs `unsafe` and the crate forbids it; the file is 90 MB.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use candle_transformers::models::bert::Config;
+use tokenizers::{Tokenizer, TruncationParams};
+
+use super::encoder::Encoder;
 
 use super::resolve::{ResolveConfig, resolve_model_dir};
 use super::{BackgroundEmbedder, EmbedError, Embedder};
@@ -21,10 +21,9 @@ use super::{BackgroundEmbedder, EmbedError, Embedder};
 /// long answers shorter than the model can read.
 const MAX_TOKENS: usize = 256;
 
-/// Texts per forward pass. A pass holds activations for every text at the longest one's
-/// length (12 heads × length² attention scores each), so one pass over everything a turn
-/// embeds at once (the node types' examples, say) raised resident memory by 70 MB for a moment.
-const BATCH: usize = 16;
+/// Texts per forward pass: a pass holds every token's activations (6 KiB each, at the widest
+/// layer), so this bounds what embedding a long list costs at once.
+const BATCH: usize = 64;
 
 /// Name reported by [`Embedder::name`] and stored next to vectors.
 const MODEL_NAME: &str = "all-MiniLM-L6-v2";
@@ -34,9 +33,9 @@ const MODEL_NAME: &str = "all-MiniLM-L6-v2";
 /// Cheap to share: wrap it in an `Arc` and call [`Embedder::embed`] from blocking threads; the
 /// model holds no mutable state.
 pub struct MiniLmEmbedder {
-    model: BertModel,
-    /// Padding is `BatchLongest`: the shipped tokenizer pads every input to 128 tokens, which
-    /// makes short labels about 27× slower for identical results.
+    encoder: Encoder,
+    /// Without padding: the encoder packs each text's own tokens (the shipped tokenizer pads
+    /// every input to 128 tokens).
     tokenizer: Tokenizer,
     /// `hidden_size` from config.json.
     dim: usize,
@@ -91,12 +90,14 @@ impl MiniLmEmbedder {
 
         let weights_path = dir.join("model.safetensors");
         // Tensor by tensor, so the weights are never held twice (see `weights`).
-        let tensors = super::weights::read_tensors(&weights_path)?;
-        let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-        let model = BertModel::load(vb, &config).map_err(|e| load_error(&weights_path, e))?;
+        let tensors = super::weights::read_raw(&weights_path)?;
+        let encoder = Encoder::new(tensors, &config).map_err(|e| load_error(&weights_path, e))?;
+        if encoder.hidden() != config.hidden_size {
+            return Err(load_error(&weights_path, "hidden size mismatch"));
+        }
 
         Ok(Self {
-            model,
+            encoder,
             tokenizer,
             dim: config.hidden_size,
             dir: dir.to_path_buf(),
@@ -108,46 +109,13 @@ impl MiniLmEmbedder {
         &self.dir
     }
 
-    /// Tokenizes the batch into `(input_ids, attention_mask)`, both `[batch, longest]` u32.
-    fn tokenize(&self, texts: &[&str]) -> Result<(Tensor, Tensor), EmbedError> {
+    /// Each text's token ids, special tokens included.
+    fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, EmbedError> {
         let encodings = self
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| EmbedError::Tokenize(e.to_string()))?;
-        let width = encodings.first().map_or(0, tokenizers::Encoding::len);
-        let mut ids = Vec::with_capacity(texts.len() * width);
-        let mut mask = Vec::with_capacity(texts.len() * width);
-        for encoding in &encodings {
-            if encoding.len() != width {
-                return Err(EmbedError::Tokenize(format!(
-                    "padding produced rows of {} and {width} tokens",
-                    encoding.len()
-                )));
-            }
-            ids.extend_from_slice(encoding.get_ids());
-            mask.extend_from_slice(encoding.get_attention_mask());
-        }
-        let shape = (encodings.len(), width);
-        let ids = Tensor::from_vec(ids, shape, &Device::Cpu).map_err(inference_error)?;
-        let mask = Tensor::from_vec(mask, shape, &Device::Cpu).map_err(inference_error)?;
-        Ok((ids, mask))
-    }
-
-    /// Forward pass, mean pooling over real tokens, L2 normalisation: `[batch, dim]` f32.
-    fn pooled(&self, ids: &Tensor, mask: &Tensor) -> candle_core::Result<Tensor> {
-        let type_ids = ids.zeros_like()?;
-        let hidden = self.model.forward(ids, &type_ids, Some(mask))?;
-        // [batch, len, 1]: zero for padding, so padded positions add nothing to the sum.
-        let weights = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
-        let summed = hidden.broadcast_mul(&weights)?.sum(1)?;
-        let counts = weights.sum(1)?.clamp(1e-9_f32, f32::MAX)?;
-        let mean = summed.broadcast_div(&counts)?;
-        let norms = mean
-            .sqr()?
-            .sum_keepdim(1)?
-            .sqrt()?
-            .clamp(1e-12_f32, f32::MAX)?;
-        mean.broadcast_div(&norms)
+        Ok(encodings.iter().map(|e| e.get_ids().to_vec()).collect())
     }
 }
 
@@ -162,9 +130,13 @@ impl Embedder for MiniLmEmbedder {
         }
         let mut vectors = Vec::with_capacity(texts.len());
         for batch in texts.chunks(BATCH) {
-            let (ids, mask) = self.tokenize(batch)?;
-            let pooled = self.pooled(&ids, &mask).map_err(inference_error)?;
-            vectors.extend(pooled.to_vec2::<f32>().map_err(inference_error)?);
+            let ids = self.tokenize(batch)?;
+            let sequences: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+            vectors.extend(
+                self.encoder
+                    .embed(&sequences)
+                    .map_err(EmbedError::Inference)?,
+            );
         }
         Ok(vectors)
     }
@@ -184,12 +156,7 @@ fn read_config(dir: &Path) -> Result<Config, EmbedError> {
 /// Reads tokenizer.json and replaces its fixed 128-token padding and truncation with ours.
 fn load_tokenizer(path: &Path) -> Result<Tokenizer, EmbedError> {
     let mut tokenizer = Tokenizer::from_file(path).map_err(|e| load_error(path, e))?;
-    // Keep the file's pad token and id; only the strategy changes.
-    let padding = PaddingParams {
-        strategy: PaddingStrategy::BatchLongest,
-        ..tokenizer.get_padding().cloned().unwrap_or_default()
-    };
-    tokenizer.with_padding(Some(padding));
+    tokenizer.with_padding(None);
     let truncation = TruncationParams {
         max_length: MAX_TOKENS,
         ..tokenizer.get_truncation().cloned().unwrap_or_default()
@@ -205,11 +172,6 @@ fn load_error(file: &Path, reason: impl fmt::Display) -> EmbedError {
         file: file.to_path_buf(),
         reason: reason.to_string(),
     }
-}
-
-#[allow(clippy::needless_pass_by_value)] // used as `map_err(inference_error)`
-fn inference_error(err: candle_core::Error) -> EmbedError {
-    EmbedError::Inference(err.to_string())
 }
 
 #[cfg(test)]

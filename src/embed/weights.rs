@@ -4,8 +4,8 @@
 //! Reading the whole file into memory and letting candle copy every tensor out of it held the
 //! weights twice while the model loaded: a 30-turn headless interview peaked at 201 MiB of
 //! resident memory for 122 MiB after the load. Here the file is read in chunks of
-//! [`CHUNK`] bytes that are decoded into the tensor's element vector, which candle then owns
-//! without a copy, so the load costs the weights once plus one chunk.
+//! [`CHUNK`] bytes that are decoded into the tensor's element vector, which the encoder then
+//! owns without a copy, so the load costs the weights once plus one chunk.
 //!
 //! The format: an 8-byte little-endian header length, a JSON header naming each tensor's
 //! `dtype`, `shape` and `data_offsets` (relative to the end of the header), then the data.
@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
+#[cfg(test)]
 use candle_core::{Device, Tensor};
 use serde::Deserialize;
 
@@ -33,8 +34,42 @@ struct Entry {
     data_offsets: [u64; 2],
 }
 
-/// Every tensor of the safetensors file at `path`, on the CPU.
+/// One tensor's values as read, in the file's row-major order.
+#[cfg_attr(
+    not(test),
+    allow(
+        dead_code,
+        reason = "the I64 position ids are read only by candle's model in tests"
+    )
+)]
+pub(crate) enum Raw {
+    F32 { shape: Vec<usize>, values: Vec<f32> },
+    I64 { shape: Vec<usize>, values: Vec<i64> },
+}
+
+/// Every tensor of the safetensors file at `path`, as candle tensors on the CPU (each takes
+/// its values without a copy).
+#[cfg(test)]
 pub(super) fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>, EmbedError> {
+    read_raw(path)?
+        .into_iter()
+        .map(|(name, raw)| {
+            let tensor = match raw {
+                Raw::F32 { shape, values } => Tensor::from_vec(values, shape, &Device::Cpu),
+                Raw::I64 { shape, values } => Tensor::from_vec(values, shape, &Device::Cpu),
+            };
+            tensor
+                .map(|t| (name.clone(), t))
+                .map_err(|e| EmbedError::Load {
+                    file: path.to_path_buf(),
+                    reason: format!("tensor {name}: {e}"),
+                })
+        })
+        .collect()
+}
+
+/// Every tensor of the safetensors file at `path`.
+pub(super) fn read_raw(path: &Path) -> Result<HashMap<String, Raw>, EmbedError> {
     let fail = |reason: String| EmbedError::Load {
         file: path.to_path_buf(),
         reason,
@@ -93,7 +128,7 @@ pub(super) fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>, Embed
         reader
             .seek(SeekFrom::Start(data_start + start))
             .map_err(|e| fail(format!("tensor {name}: {e}")))?;
-        let shape = entry.shape.as_slice();
+        let shape = entry.shape;
         let tensor = if width == 4 {
             read_values(
                 &mut reader,
@@ -102,7 +137,7 @@ pub(super) fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>, Embed
                 count,
                 f32::from_le_bytes,
             )
-            .and_then(|v| Ok(Tensor::from_vec(v, shape, &Device::Cpu)?))
+            .map(|values| Raw::F32 { shape, values })
         } else {
             read_values(
                 &mut reader,
@@ -111,7 +146,7 @@ pub(super) fn read_tensors(path: &Path) -> Result<HashMap<String, Tensor>, Embed
                 count,
                 i64::from_le_bytes,
             )
-            .and_then(|v| Ok(Tensor::from_vec(v, shape, &Device::Cpu)?))
+            .map(|values| Raw::I64 { shape, values })
         }
         .map_err(|e| fail(format!("tensor {name}: {e}")))?;
         tensors.insert(name, tensor);

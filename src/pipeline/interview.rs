@@ -81,6 +81,13 @@ pub struct Interview {
     /// The last turn, kept in memory when its slot discovery was deferred, so the discovery
     /// runs on the turn's outputs as they are instead of reading every checkpoint back.
     pub(crate) deferred_run: Option<TurnRun>,
+    /// The last turn whose slot discovery is known to be committed (or to have nothing to
+    /// do), so that the check before the next turn needs no query.
+    pub(crate) slots_current_at: Option<u32>,
+    /// The next turn, when this process knows nothing of it is saved yet (the previous turn,
+    /// or the opening question, completed here; the session lock keeps other processes
+    /// out), so starting it needs no look for a saved answer or checkpoints.
+    pub(crate) unstarted_turn: Option<u32>,
     _lock: SessionLock,
 }
 
@@ -148,6 +155,8 @@ impl Interview {
             data,
             type_index: tokio::sync::OnceCell::new(),
             deferred_run: None,
+            slots_current_at: None,
+            unstarted_turn: None,
             _lock: lock,
         })
     }
@@ -337,6 +346,7 @@ impl Interview {
                 tx.put_checkpoint(&id, 0, OPENING_CHECKPOINT, &envelope)
             })
             .map_err(|e| fail(e.into()))?;
+        self.unstarted_turn = Some(1);
         events.emit(Event::Question {
             turn: 0,
             text: question.clone(),
@@ -349,7 +359,12 @@ impl Interview {
     /// instead, and `raw` is used only where the saved turn has no answer yet.
     pub async fn answer(&mut self, raw: &str, events: &EventSink) -> Result<TurnResult, TurnError> {
         let turn = self.data.state.turn_count + 1;
-        let input = match self.saved_answer(turn) {
+        let saved = if self.unstarted_turn == Some(turn) {
+            Ok(None)
+        } else {
+            self.saved_answer(turn)
+        };
+        let input = match saved {
             Ok(Some(saved)) => saved,
             Ok(None) => clean_answer(raw).map_err(|error| TurnError {
                 turn,

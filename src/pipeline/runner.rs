@@ -98,9 +98,12 @@ impl Interview {
         // A previous turn whose deferred slot discovery never ran (the driver stopped first)
         // catches up before this turn computes its state.
         self.discover_deferred_slots(events).await?;
-        let mut run = self
-            .restore_run(turn, input)
-            .map_err(|(stage, e)| fail(stage, e))?;
+        let mut run = if self.unstarted_turn.take() == Some(turn) {
+            TurnRun::new(self.data.session_id.clone(), turn, input)
+        } else {
+            self.restore_run(turn, input)
+                .map_err(|(stage, e)| fail(stage, e))?
+        };
         let deferred = !self.services.settings.inline_slot_discovery;
         if let Ok(saved) = run.ctx.utterance_saving() {
             run.ctx.user_input = saved.user_utterance.clone();
@@ -150,6 +153,9 @@ impl Interview {
         }
         let result = TurnResult::from_run(&run.ctx, started.elapsed())
             .map_err(|e| fail(Stage::ScoringPersistence, e))?;
+        if result.should_continue {
+            self.unstarted_turn = Some(turn + 1);
+        }
         if let Ok(q) = run.ctx.question_generation() {
             events.emit(Event::Question {
                 turn,
@@ -160,6 +166,8 @@ impl Interview {
         events.emit(Event::TurnCompleted(Box::new(result.clone())));
         if deferred && !run.ctx.has(Stage::SlotDiscovery) {
             self.deferred_run = Some(run);
+        } else {
+            self.slots_current_at = Some(turn);
         }
         if !result.should_continue {
             // No next answer to overlap with: the last turn's slots are discovered now, so
@@ -188,6 +196,8 @@ impl Interview {
         };
         let mut run = match self.deferred_run.take() {
             Some(run) if run.turn == turn => run,
+            // Known to be done: no need to ask the store.
+            _ if self.slots_current_at == Some(turn) => return Ok(()),
             _ => {
                 let stages = self
                     .store
@@ -196,6 +206,7 @@ impl Interview {
                 let done = stages.iter().any(|s| s == Stage::SlotDiscovery.name());
                 let updated = stages.iter().any(|s| s == Stage::GraphUpdate.name());
                 if done || !updated {
+                    self.slots_current_at = Some(turn);
                     return Ok(());
                 }
                 self.restore_run(turn, String::new())
@@ -215,6 +226,7 @@ impl Interview {
         close_span(&span, t, outcome.as_ref().map(|_| "ok, after the question"));
         drop(span);
         let summary = outcome.map_err(fail)?;
+        self.slots_current_at = Some(turn);
         events.emit(Event::StageFinished {
             turn,
             stage: Stage::SlotDiscovery,
@@ -231,12 +243,7 @@ impl Interview {
         turn: u32,
         input: String,
     ) -> Result<TurnRun, (Stage, PipelineError)> {
-        let mut run = TurnRun {
-            ctx: TurnContext::new(self.data.session_id.clone(), input),
-            turn,
-            decision: None,
-            scoring: None,
-        };
+        let mut run = TurnRun::new(self.data.session_id.clone(), turn, input);
         let checkpoints = self
             .store
             .checkpoints_for_turn(&self.data.session_id, turn)
@@ -538,6 +545,18 @@ pub(crate) struct TurnRun {
     /// What stage 6 keeps beside its output, once it has run or been restored.
     pub decision: Option<DecisionRecord>,
     pub scoring: Option<Scoring>,
+}
+
+impl TurnRun {
+    /// Turn `turn` of a session with no stage run yet.
+    pub(crate) fn new(session_id: String, turn: u32, input: String) -> Self {
+        Self {
+            ctx: TurnContext::new(session_id, input),
+            turn,
+            decision: None,
+            scoring: None,
+        }
+    }
 }
 
 /// What strategy selection (stage 6) keeps in its checkpoint beside its output contract: the

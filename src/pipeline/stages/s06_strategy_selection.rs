@@ -127,12 +127,9 @@ pub(crate) async fn run(
     let node_signals = detected.node_signals(&tracker);
     // Turn 1 targets no node: the question it answers was asked of an empty graph
     // (seed 000 Path 17), so node selection starts with turn 2.
-    let selectable = if turn <= 1 {
-        Vec::new()
-    } else {
-        node_signals.clone()
-    };
-    let selection = scoring::select(methodology, &signals, &selectable, Some(phase))?;
+    let none = Vec::new();
+    let selectable = if turn <= 1 { &none } else { &node_signals };
+    let selection = scoring::select(methodology, &signals, selectable, Some(phase))?;
     let focus = focus_of(&selection, &tracker);
     tracker.update_focus(
         focus.as_ref().map(|f| f.node_id.as_str()),

@@ -14,7 +14,7 @@ use super::context::{StageOutput, TurnContext};
 use super::crash::{self, CrashSide};
 use super::interview::Interview;
 use super::ports::{Ports, usage_row};
-use super::stages::{Effects, Staged, s06_strategy_selection};
+use super::stages::{Effects, Extra, Staged, s06_strategy_selection};
 use super::{Event, EventSink, PipelineError, Stage, TurnError, TurnResult};
 use crate::graph::node_state::NodeStateTracker;
 use crate::llm::{LlmError, LlmRequest, LlmResponse};
@@ -335,10 +335,13 @@ impl Interview {
                 let scoring = run.scoring.take().ok_or_else(|| {
                     PipelineError::State("the LLM signal batch was never started".to_owned())
                 })?;
-                let (staged, record) =
+                let staged =
                     s06::run(&s06::Input::from_turn(run)?, scoring, &self.ports(events)).await?;
-                let summary = self.commit(run, staged)?;
-                run.decision = Some(record);
+                let (output, summary, extra) = self.persist(turn, staged)?;
+                output.store(&mut run.ctx);
+                if let Some(Extra::Decision(record)) = extra {
+                    run.decision = Some(record);
+                }
                 Ok(summary)
             }
             Stage::Continuation => {
@@ -360,7 +363,7 @@ impl Interview {
             Stage::ScoringPersistence => {
                 // The decision row borrows this turn's outputs, so the output is filed after
                 // the transaction.
-                let (output, summary) = {
+                let (output, summary, _) = {
                     let staged = s10::run(&s10::Input::from_turn(run)?, &self.ports(events))?;
                     self.persist(turn, staged)?
                 };
@@ -376,19 +379,19 @@ impl Interview {
         run: &mut TurnRun,
         staged: Staged<'_, O>,
     ) -> Result<String, PipelineError> {
-        let (output, summary) = self.persist(run.turn, staged)?;
+        let (output, summary, _) = self.persist(run.turn, staged)?;
         output.store(&mut run.ctx);
         Ok(summary)
     }
 
     /// The commit of a stage: its effects, its checkpoint and its usage rows in one
     /// transaction, with the crash switch on both sides; then its effects applied to the
-    /// session in memory. Returns the output and summary for the caller to file.
+    /// session in memory. Returns the output, summary and extra data for the caller to file.
     fn persist<O: StageOutput>(
         &mut self,
         turn: u32,
         staged: Staged<'_, O>,
-    ) -> Result<(O, String), PipelineError> {
+    ) -> Result<(O, String, Option<Extra>), PipelineError> {
         let stage = O::STAGE;
         let Staged {
             output,
@@ -417,7 +420,7 @@ impl Interview {
         })?;
         crash::check(self.crash, stage, CrashSide::After);
         self.data.apply(effects);
-        Ok((output, summary))
+        Ok((output, summary, extra))
     }
 
     /// The ports a stage of this interview runs with.
@@ -588,5 +591,5 @@ pub(crate) struct LoadingRecord {
 struct Envelope<'a, O> {
     output: &'a O,
     #[serde(skip_serializing_if = "Option::is_none")]
-    extra: Option<&'a Value>,
+    extra: Option<&'a Extra>,
 }

@@ -23,9 +23,8 @@ pub(crate) mod s10_scoring_persistence;
 #[cfg(test)]
 pub(crate) mod fixture;
 
-use serde_json::Value;
-
 use super::ports::CallRecord;
+use super::runner::{DecisionRecord, LoadingRecord};
 use crate::domain::{SessionState, Speaker};
 use crate::graph::node_state::NodeStateTracker;
 use crate::graph::records::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
@@ -40,7 +39,7 @@ pub(crate) struct Staged<'a, O> {
     pub summary: String,
     pub effects: Effects<'a>,
     /// Data kept in the checkpoint beside the output, for a resumed turn.
-    pub extra: Option<Value>,
+    pub extra: Option<Extra>,
     /// The LLM calls whose replies the output was built from; their usage rows commit with it.
     pub calls: Vec<CallRecord>,
 }
@@ -56,6 +55,17 @@ impl<O> Staged<'_, O> {
             calls: Vec::new(),
         }
     }
+}
+
+/// What a stage keeps in its checkpoint beside its output contract (`{"output": …, "extra":
+/// …}`), for a resumed turn.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+pub(crate) enum Extra {
+    /// Stage 1: the answer, until stage 2 has saved it.
+    Loading(LoadingRecord),
+    /// Stage 6: what the decision row and a researcher's override need.
+    Decision(DecisionRecord),
 }
 
 /// An utterance a stage saves.

@@ -2,7 +2,7 @@
 //! stages read. The answer is kept in the checkpoint beside the output, so a turn interrupted
 //! before stage 2 saved it resumes with it.
 
-use super::Staged;
+use super::{Extra, Staged};
 use crate::domain::Speaker;
 use crate::pipeline::PipelineError;
 use crate::pipeline::contracts::{ContextLoadingOutput, RecentUtterance};
@@ -66,10 +66,9 @@ pub(crate) fn run(
         live.len(),
         output.strategy_history.join(", ")
     );
-    let extra = serde_json::to_value(LoadingRecord {
+    let extra = Extra::Loading(LoadingRecord {
         user_input: input.answer.to_owned(),
-    })
-    .map_err(|e| PipelineError::State(format!("cannot keep the answer: {e}")))?;
+    });
     Ok(Staged {
         extra: Some(extra),
         ..Staged::new(output, summary)
@@ -121,7 +120,9 @@ mod tests {
             "{}",
             staged.summary
         );
-        let kept: LoadingRecord = serde_json::from_value(staged.extra.unwrap()).unwrap();
+        let Some(Extra::Loading(kept)) = &staged.extra else {
+            panic!("no answer kept: {:?}", staged.extra);
+        };
         assert_eq!(kept.user_input, "It makes my latte.");
         assert!(staged.effects.utterance.is_none() && staged.calls.is_empty());
         assert_eq!(answered_question(out), "Why does frothing matter?");

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use super::s01_context_loading::answered_question;
-use super::{Effects, Staged};
+use super::{Effects, Extra, Staged};
 use crate::domain::{LlmScores, ResponseDepth, SignalValue};
 use crate::graph::node_state::NodeStateTracker;
 use crate::llm::Role;
@@ -80,13 +80,13 @@ pub(crate) fn start_scoring(
     Ok(Scoring::Call(ScoringTask(handle, request)))
 }
 
-/// Runs the stage on the rubric scores started for the turn. Returns, beside the output, what
-/// the checkpoint keeps for a resumed turn and a researcher's override.
+/// Runs the stage on the rubric scores started for the turn. What a resumed turn and a
+/// researcher's override need goes in the checkpoint beside the output ([`Extra::Decision`]).
 pub(crate) async fn run(
     input: &Input<'_>,
     scoring: Scoring,
     ports: &Ports<'_>,
-) -> Result<(Staged<'static, StrategySelectionOutput>, DecisionRecord), PipelineError> {
+) -> Result<Staged<'static, StrategySelectionOutput>, PipelineError> {
     let data = ports.data;
     let methodology = &ports.spec.methodology;
     let turn = input.turn;
@@ -160,18 +160,15 @@ pub(crate) async fn run(
         response_depth: depth,
         tracker_before_focus: Some(before_focus),
     };
-    let extra = serde_json::to_value(&record)
-        .map_err(|e| PipelineError::State(format!("cannot keep the decision data: {e}")))?;
-    let staged = Staged {
+    Ok(Staged {
         effects: Effects {
             tracker: Some(tracker),
             ..Effects::default()
         },
-        extra: Some(extra),
+        extra: Some(Extra::Decision(record)),
         calls: call.into_iter().collect(),
         ..Staged::new(output, summary)
-    };
-    Ok((staged, record))
+    })
 }
 
 /// Awaits the rubric scores and checks a model's reply against the rubrics.
@@ -390,9 +387,12 @@ mod tests {
         )]
         .into_iter()
         .collect();
-        let (staged, record) = run(&input, Scoring::Ready(scores), &fx.ports())
+        let staged = run(&input, Scoring::Ready(scores), &fx.ports())
             .await
             .unwrap();
+        let Some(Extra::Decision(record)) = &staged.extra else {
+            panic!("no decision kept: {:?}", staged.extra);
+        };
         let out = &staged.output;
         assert!(
             fx.spec.methodology.strategy(&out.strategy).is_some(),

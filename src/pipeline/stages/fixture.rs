@@ -165,3 +165,21 @@ pub(crate) fn continuation(reason: Option<&str>, turns_remaining: u32) -> Contin
         turns_remaining,
     }
 }
+
+/// Stage 5's output for `turn` over `graph`, computed at `at`, with nothing saturated.
+pub(crate) fn computed(
+    turn: u32,
+    graph: crate::domain::GraphState,
+    at: &str,
+) -> crate::pipeline::contracts::StateComputationOutput {
+    crate::pipeline::contracts::StateComputationOutput {
+        graph_state: crate::domain::GraphState {
+            turn_count: turn,
+            ..graph
+        },
+        recent_nodes: Vec::new(),
+        computed_at: at.to_owned(),
+        saturation_metrics: crate::domain::SaturationMetrics::default(),
+        canonical_graph_state: None,
+    }
+}

@@ -237,10 +237,12 @@ mod tests {
 
     const ANSWER: &str = "It froths really well and it's so creamy in my morning latte.";
 
-    #[tokio::test]
-    async fn the_models_concepts_are_kept_with_their_utterance_and_call() {
-        let mut fx = Fixture::new();
-        let (loaded, saved, srl) = fx.opening_stages(1, ANSWER);
+    /// Stages 1 to 3 of turn 1 on `answer`: the saved answer and what extraction returned.
+    async fn extract(
+        fx: &mut Fixture,
+        answer: &str,
+    ) -> (UtteranceSavingOutput, Staged<'static, ExtractionOutput>) {
+        let (loaded, saved, srl) = fx.opening_stages(1, answer);
         let input = Input {
             turn: 1,
             loaded: &loaded,
@@ -248,15 +250,24 @@ mod tests {
             srl: &srl,
         };
         let staged = run(&input, &fx.ports()).await.unwrap();
-        let out = &staged.output;
-        let labels: Vec<&str> = out
-            .extraction
+        (saved, staged)
+    }
+
+    fn labels(out: &ExtractionOutput) -> Vec<&str> {
+        out.extraction
             .concepts
             .iter()
             .map(|c| c.concept.label.as_str())
-            .collect();
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn the_models_concepts_are_kept_with_their_utterance_and_call() {
+        let mut fx = Fixture::new();
+        let (saved, staged) = extract(&mut fx, ANSWER).await;
+        let out = &staged.output;
         assert_eq!(
-            labels,
+            labels(out),
             ["creamy texture", "froths well", "better morning latte"]
         );
         assert_eq!((out.concept_count, out.relationship_count), (3, 2));
@@ -276,25 +287,13 @@ mod tests {
         let mut fx = Fixture::new();
         fx.spec.understanding = Understanding::Offline;
         fx.without_model();
-        let (loaded, saved, srl) = fx.opening_stages(
-            1,
+        let (_, staged) = extract(
+            &mut fx,
             "I buy oat milk because it froths well, which makes my mornings feel calm.",
-        );
-        let input = Input {
-            turn: 1,
-            loaded: &loaded,
-            saved: &saved,
-            srl: &srl,
-        };
-        let staged = run(&input, &fx.ports()).await.unwrap();
+        )
+        .await;
         assert!(staged.calls.is_empty());
-        let labels: Vec<&str> = staged
-            .output
-            .extraction
-            .concepts
-            .iter()
-            .map(|c| c.concept.label.as_str())
-            .collect();
+        let labels = labels(&staged.output);
         assert!(labels.contains(&"froths well"), "{labels:?}");
         assert!(
             fx.type_index.initialized(),

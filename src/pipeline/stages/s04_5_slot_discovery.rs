@@ -202,16 +202,7 @@ mod tests {
         let mut fx = Fixture::new();
         let creamy = fx.add_node("creamy texture", "attribute", 1);
         let froth = fx.add_node("froths well", "attribute", 1);
-        let update = added(&fx, &[&creamy, &froth]);
-        let staged = run(
-            &Input {
-                turn: 1,
-                update: &update,
-            },
-            &fx.ports(),
-        )
-        .await
-        .unwrap();
+        let staged = discover(&fx, &[&creamy, &froth]).await;
         let names: Vec<&str> = staged
             .output
             .slots_created
@@ -232,25 +223,9 @@ mod tests {
         assert!(staged.effects.canonical_edges.is_some());
     }
 
-    #[tokio::test]
-    async fn nothing_new_or_slots_off_is_an_empty_output_without_a_call() {
-        let mut fx = Fixture::new();
-        let nothing = added(&fx, &[]);
-        let staged = run(
-            &Input {
-                turn: 1,
-                update: &nothing,
-            },
-            &fx.ports(),
-        )
-        .await
-        .unwrap();
-        assert_eq!(staged.summary, "no new nodes");
-        assert!(staged.calls.is_empty() && staged.output.slots_created.is_empty());
-        let node = fx.add_node("creamy texture", "attribute", 1);
-        fx.services.settings.enable_canonical_slots = false;
-        let update = added(&fx, &[&node]);
-        let staged = run(
+    async fn discover(fx: &Fixture, ids: &[&str]) -> Staged<'static, SlotDiscoveryOutput> {
+        let update = added(fx, ids);
+        run(
             &Input {
                 turn: 1,
                 update: &update,
@@ -258,7 +233,18 @@ mod tests {
             &fx.ports(),
         )
         .await
-        .unwrap();
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn nothing_new_or_slots_off_is_an_empty_output_without_a_call() {
+        let mut fx = Fixture::new();
+        let staged = discover(&fx, &[]).await;
+        assert_eq!(staged.summary, "no new nodes");
+        assert!(staged.calls.is_empty() && staged.output.slots_created.is_empty());
+        let node = fx.add_node("creamy texture", "attribute", 1);
+        fx.services.settings.enable_canonical_slots = false;
+        let staged = discover(&fx, &[&node]).await;
         assert_eq!(staged.summary, "disabled (enable_canonical_slots = false)");
         assert!(staged.calls.is_empty() && staged.effects.tracker.is_none());
     }

@@ -267,21 +267,12 @@ pub(crate) fn focus_mode_name(strategy: &crate::config::Strategy) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{RubricScore, SaturationMetrics};
+    use crate::domain::RubricScore;
     use crate::pipeline::stages::fixture::Fixture;
     use crate::pipeline::stages::{s01_context_loading, s05_state_computation};
 
     fn computed(turn: u32, at: &str) -> StateComputationOutput {
-        StateComputationOutput {
-            graph_state: crate::domain::GraphState {
-                turn_count: turn,
-                ..crate::domain::GraphState::default()
-            },
-            recent_nodes: Vec::new(),
-            computed_at: at.to_owned(),
-            saturation_metrics: SaturationMetrics::default(),
-            canonical_graph_state: None,
-        }
+        crate::pipeline::stages::fixture::computed(turn, crate::domain::GraphState::default(), at)
     }
 
     #[test]

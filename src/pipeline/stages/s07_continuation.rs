@@ -157,13 +157,8 @@ mod tests {
             node_count: 0,
             edge_count: 0,
         };
-        let computed = StateComputationOutput {
-            graph_state: crate::domain::GraphState::default(),
-            recent_nodes: Vec::new(),
-            computed_at: String::new(),
-            saturation_metrics: SaturationMetrics::default(),
-            canonical_graph_state: None,
-        };
+        let computed =
+            crate::pipeline::stages::fixture::computed(3, crate::domain::GraphState::default(), "");
         let selection =
             crate::pipeline::stages::fixture::selection("deepen", Some(("n1", "froths well")));
         let at = |turn| Input {

@@ -180,17 +180,7 @@ fn question_focus<'a>(
 #[cfg(test)]
 mod focus_tests {
     use super::*;
-    use crate::pipeline::stages::fixture::{Fixture, selection};
-
-    fn computed() -> StateComputationOutput {
-        StateComputationOutput {
-            graph_state: crate::domain::GraphState::default(),
-            recent_nodes: Vec::new(),
-            computed_at: String::new(),
-            saturation_metrics: crate::domain::SaturationMetrics::default(),
-            canonical_graph_state: None,
-        }
-    }
+    use crate::pipeline::stages::fixture::{self, Fixture, selection};
 
     #[tokio::test]
     async fn the_model_writes_the_question_and_without_one_the_template_does() {
@@ -203,7 +193,7 @@ mod focus_tests {
         let node = fx.add_node("creamy texture", "attribute", 1);
         let (loaded, saved, _) = fx.opening_stages(1, "It froths well and it's creamy.");
         let chosen = selection("deepen", Some((&node, "creamy texture")));
-        let computed = computed();
+        let computed = fixture::computed(1, crate::domain::GraphState::default(), "");
         let input = Input {
             turn: 1,
             loaded: &loaded,

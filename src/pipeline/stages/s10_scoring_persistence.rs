@@ -188,17 +188,12 @@ mod tests {
         fx.data.state.turn_count = 3;
         fx.data.state.strategy_history =
             (0..STRATEGY_HISTORY_LEN).map(|i| format!("s{i}")).collect();
-        let computed = StateComputationOutput {
-            graph_state: crate::domain::GraphState {
-                node_count: 4,
-                max_depth: 2,
-                ..crate::domain::GraphState::default()
-            },
-            recent_nodes: Vec::new(),
-            computed_at: String::new(),
-            saturation_metrics: crate::domain::SaturationMetrics::default(),
-            canonical_graph_state: None,
+        let graph = crate::domain::GraphState {
+            node_count: 4,
+            max_depth: 2,
+            ..crate::domain::GraphState::default()
         };
+        let computed = crate::pipeline::stages::fixture::computed(4, graph, "");
         let chosen = selection("deepen", Some(("n1", "froths well")));
         let decision = DecisionRecord {
             response_depth: Some(ResponseDepth::from_score(4)),

@@ -343,3 +343,112 @@ fn mean_normalised(states: &[f32], width: usize) -> Vec<f32> {
     }
     mean
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A BERT of 1 layer, 4 dimensions in 2 heads, 10 words and 6 positions, as a checkpoint
+    /// would hold it (with the `bert.` prefix some checkpoints have).
+    fn tiny() -> (HashMap<String, Raw>, Config) {
+        let config: Config = serde_json::from_str(
+            r#"{"vocab_size": 10, "hidden_size": 4, "num_hidden_layers": 1,
+                "num_attention_heads": 2, "intermediate_size": 8, "hidden_act": "gelu",
+                "hidden_dropout_prob": 0.1, "max_position_embeddings": 6,
+                "type_vocab_size": 2, "initializer_range": 0.02, "layer_norm_eps": 1e-12,
+                "pad_token_id": 0, "classifier_dropout": null, "model_type": "bert"}"#,
+        )
+        .unwrap();
+        let mut raw = HashMap::new();
+        let mut put = |name: &str, len: usize| {
+            let values = (0..len)
+                .map(|i| ((i * 7 % 13) as f32 - 6.0) / 10.0)
+                .collect();
+            raw.insert(
+                format!("bert.{name}"),
+                Raw::F32 {
+                    shape: vec![len],
+                    values,
+                },
+            );
+        };
+        put("embeddings.word_embeddings.weight", 40);
+        put("embeddings.position_embeddings.weight", 24);
+        put("embeddings.token_type_embeddings.weight", 8);
+        for part in [
+            "embeddings.LayerNorm",
+            "encoder.layer.0.attention.output.LayerNorm",
+            "encoder.layer.0.output.LayerNorm",
+        ] {
+            put(&format!("{part}.weight"), 4);
+            put(&format!("{part}.bias"), 4);
+        }
+        for (name, rows, cols) in [
+            ("attention.self.query", 4, 4),
+            ("attention.self.key", 4, 4),
+            ("attention.self.value", 4, 4),
+            ("attention.output.dense", 4, 4),
+            ("intermediate.dense", 8, 4),
+            ("output.dense", 4, 8),
+        ] {
+            put(&format!("encoder.layer.0.{name}.weight"), rows * cols);
+            put(&format!("encoder.layer.0.{name}.bias"), rows);
+        }
+        (raw, config)
+    }
+
+    #[test]
+    fn a_checkpoint_loads_and_embeds_unit_vectors() {
+        let (raw, config) = tiny();
+        let encoder = Encoder::new(raw, &config).unwrap();
+        let vectors = encoder.embed(&[&[1, 2, 3], &[4], &[]]).unwrap();
+        assert_eq!(vectors.len(), 3);
+        for v in &vectors[..2] {
+            let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-5, "{v:?}");
+        }
+        // A text's vector does not depend on the texts packed beside it.
+        let alone = encoder.embed(&[&[4]]).unwrap();
+        for (a, b) in alone[0].iter().zip(&vectors[1]) {
+            assert!((a - b).abs() < 1e-6);
+        }
+        assert_eq!(vectors[2], [0.0; 4], "an empty text has nothing to pool");
+    }
+
+    #[test]
+    fn bad_checkpoints_and_inputs_say_what_is_wrong() {
+        let (mut raw, config) = tiny();
+        raw.remove("bert.encoder.layer.0.output.dense.bias");
+        let err = Encoder::new(raw, &config).err().unwrap();
+        assert!(err.contains("encoder.layer.0.output.dense.bias"), "{err}");
+
+        let (mut raw, config) = tiny();
+        raw.insert(
+            "bert.encoder.layer.0.intermediate.dense.weight".to_owned(),
+            Raw::F32 {
+                shape: vec![3, 4],
+                values: vec![0.0; 12],
+            },
+        );
+        let err = Encoder::new(raw, &config).err().unwrap();
+        assert!(
+            err.contains("intermediate.dense.weight") && err.contains("[3, 4]"),
+            "{err}"
+        );
+
+        let (raw, mut config) = tiny();
+        config.hidden_act = HiddenAct::Relu;
+        let err = Encoder::new(raw, &config).err().unwrap();
+        assert!(err.contains("hidden_act"), "{err}");
+
+        let (raw, config) = tiny();
+        let encoder = Encoder::new(raw, &config).unwrap();
+        let err = encoder.embed(&[&[10]]).unwrap_err();
+        assert!(err.contains("token id 10"), "{err}");
+        let err = encoder.embed(&[&[1; 7]]).unwrap_err();
+        assert!(
+            err.contains("7 tokens") && err.contains("6 positions"),
+            "{err}"
+        );
+    }
+}

@@ -50,14 +50,6 @@ impl DenseWeights {
         }
         Ok(Self { rows, cols, panels })
     }
-
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    pub fn cols(&self) -> usize {
-        self.cols
-    }
 }
 
 /// `out[t × rows + r] = bias[r] + Σ_c x[t × cols + c] × weights[r][c]`: a linear layer

@@ -126,7 +126,7 @@ impl Encoder {
         }
         let hidden = config.hidden_size;
         let heads = config.num_attention_heads;
-        if heads == 0 || !hidden.is_multiple_of(heads) {
+        if hidden == 0 || heads == 0 || !hidden.is_multiple_of(heads) {
             return Err(format!(
                 "hidden_size {hidden} does not split into {heads} heads"
             ));
@@ -192,10 +192,6 @@ impl Encoder {
         })
     }
 
-    pub(super) fn hidden(&self) -> usize {
-        self.hidden
-    }
-
     /// Each token sequence's mean-pooled, L2-normalised last hidden state. Sequences longer
     /// than the position table, and token ids outside the vocabulary, are errors.
     pub(super) fn embed(&self, sequences: &[&[u32]]) -> Result<Vec<Vec<f32>>, String> {
@@ -252,6 +248,13 @@ impl Encoder {
         let mut qkv = vec![0.0; tokens * 3 * h];
         let mut context = vec![0.0; tokens * h];
         let mut projected = vec![0.0; tokens * h];
+        let widest = self
+            .layers
+            .iter()
+            .map(|l| l.up.bias.len())
+            .max()
+            .unwrap_or(0);
+        let mut inner_buffer = vec![0.0; tokens * widest];
         for layer in &self.layers {
             let fail = |e: interviewer_kernels::ShapeError| e.to_string();
             dense(&x, &layer.qkv.weights, &layer.qkv.bias, &mut qkv).map_err(fail)?;
@@ -272,11 +275,13 @@ impl Encoder {
             add(&mut x, &projected);
             let norm = &layer.attention_norm;
             layer_norm(&mut x, &norm.gamma, &norm.beta, self.eps);
-            let mut inner = vec![0.0; tokens * layer.up.bias.len()];
-            dense(&x, &layer.up.weights, &layer.up.bias, &mut inner).map_err(fail)?;
-            gelu(&mut inner);
+            let inner = inner_buffer
+                .get_mut(..tokens * layer.up.bias.len())
+                .unwrap_or_default();
+            dense(&x, &layer.up.weights, &layer.up.bias, inner).map_err(fail)?;
+            gelu(inner);
             dense(
-                &inner,
+                inner,
                 &layer.down.weights,
                 &layer.down.bias,
                 &mut projected,

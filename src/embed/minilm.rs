@@ -92,9 +92,6 @@ impl MiniLmEmbedder {
         // Tensor by tensor, so the weights are never held twice (see `weights`).
         let tensors = super::weights::read_raw(&weights_path)?;
         let encoder = Encoder::new(tensors, &config).map_err(|e| load_error(&weights_path, e))?;
-        if encoder.hidden() != config.hidden_size {
-            return Err(load_error(&weights_path, "hidden size mismatch"));
-        }
 
         Ok(Self {
             encoder,

@@ -280,13 +280,7 @@ impl Encoder {
                 .unwrap_or_default();
             dense(&x, &layer.up.weights, &layer.up.bias, inner).map_err(fail)?;
             gelu(inner);
-            dense(
-                inner,
-                &layer.down.weights,
-                &layer.down.bias,
-                &mut projected,
-            )
-            .map_err(fail)?;
+            dense(inner, &layer.down.weights, &layer.down.bias, &mut projected).map_err(fail)?;
             add(&mut x, &projected);
             let norm = &layer.output_norm;
             layer_norm(&mut x, &norm.gamma, &norm.beta, self.eps);

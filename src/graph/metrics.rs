@@ -22,7 +22,8 @@ use crate::domain::{GraphState, ResponseDepth};
 pub const GRAPH_SATURATED_TURNS: u32 = 5;
 /// Consecutive shallow answers after which quality counts as degraded (≥ 6).
 pub const QUALITY_DEGRADED_TURNS: u32 = 6;
-/// Consecutive turns without a new maximum depth after which depth has plateaued (≥ 6).
+/// Consecutive zero-yield turns at the same maximum depth after which depth has plateaued
+/// (≥ 6).
 pub const DEPTH_PLATEAU_TURNS: u32 = 6;
 
 /// Computes the surface graph's state from its live nodes and edges.
@@ -242,10 +243,15 @@ pub fn saturation_metrics(
             .count(),
     )
     .unwrap_or(u32::MAX);
-    let consecutive_depth_plateau = if max_depth > prev.prev_max_depth {
-        0
-    } else {
+    // The original system's rule (seed 001: "6+ turns at same max_depth (only during
+    // zero-yield turns)"): a stable maximum depth while the graph grows is widening, not
+    // stagnation, so only a turn that added no node and no edge extends the plateau, and any
+    // growth ends it.
+    let zero_yield = nodes_added == 0 && edges_added == 0;
+    let consecutive_depth_plateau = if zero_yield && max_depth <= prev.prev_max_depth {
         prev.consecutive_depth_plateau + 1
+    } else {
+        0
     };
     let new_info_rate = if concepts_extracted == 0 {
         0.0

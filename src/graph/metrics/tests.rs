@@ -123,6 +123,11 @@ fn chao1_and_saturation_counters() {
         m.consecutive_depth_plateau, 4,
         "first turn raised max depth 0 → 2"
     );
+    let grown = saturation_metrics(&m, &nodes, 0, 1, 1, 2, &[]);
+    assert_eq!(
+        grown.consecutive_depth_plateau, 0,
+        "an edge at the same depth is growth: the plateau ends"
+    );
     let m = saturation_metrics(&m, &nodes, 3, 0, 4, 3, &[]);
     assert_eq!(
         (
@@ -133,6 +138,18 @@ fn chao1_and_saturation_counters() {
         (0, 0, 3)
     );
     assert!((m.new_info_rate - 0.75).abs() < 1e-12);
+    assert!(!m.is_saturated);
+}
+
+#[test]
+fn a_growing_graph_at_a_stable_depth_is_no_plateau() {
+    // Ten answers that each add a node beside the deepest chain (widening, not deepening).
+    let nodes = vec![node("a", "attribute", 1)];
+    let mut m = SaturationMetrics::default();
+    for _ in 0..10 {
+        m = saturation_metrics(&m, &nodes, 1, 0, 1, 2, &[]);
+        assert_eq!(m.consecutive_depth_plateau, 0);
+    }
     assert!(!m.is_saturated);
 }
 

@@ -21,7 +21,7 @@ pub use methodology::{
     NodeType, Ontology, PhaseConfig, Strategy, Thresholds,
 };
 pub use persona::{Fatigue, Persona, ResponsePatterns};
-pub use rubric::{REQUIRED_RUBRICS, Rubric, check_required, parse_rubrics};
+pub use rubric::{REQUIRED_RUBRICS, Rubric, check_required, parse_rubrics, reply_key_aliases};
 
 /// What a path that is not a regular file is, in words.
 fn file_kind(meta: &std::fs::Metadata) -> &'static str {

@@ -236,6 +236,83 @@ fn original_tree(tree: &std::path::Path) {
          phases:\n  early:\n    description: \"Initial exploration\"\n    signal_weights: {deepen: 1.2}\n",
     )
     .unwrap();
+    // The node weights of the original's `jobs_to_be_done_v2.yaml`: its categories of
+    // novelty (high/medium), focus count (none/medium/high) and canonical novelty
+    // (new/confirming/orphan).
+    std::fs::write(
+        tree.join("methodologies/laddering_v2.yaml"),
+        "method:\n  name: laddering_v2\n  version: \"2.1\"\n  goal: \"Ladder with the node categories\"\n\
+         ontology:\n  nodes:\n    - {name: attribute, level: 0}\n    - {name: value, level: 1, terminal: true}\n\
+         \x20 edges:\n    - {name: leads_to, description: \"Source leads to target\"}\n\
+         signals:\n  graph: [graph.node_count, graph.orphan_count, graph.max_depth]\n\
+         \x20 llm: [llm.response_depth, llm.valence, llm.engagement]\n\
+         strategies:\n  - name: dig_motivation\n    description: \"Why does it matter\"\n    signal_weights:\n\
+         \x20     llm.valence.high: 0.4\n      graph.node.exhaustion_score.low: 0.3\n\
+         \x20     graph.node.focus_streak.low: 0.5\n      graph.node.focus_streak.medium: -0.4\n\
+         \x20     graph.node.focus_streak.high: -0.8\n      graph.node.novelty.high: 0.2\n\
+         \x20     graph.node.novelty.medium: 0.1\n      graph.node.focus_count.high: -0.6\n\
+         \x20     graph.node.focus_count.medium: -0.3\n      graph.node.focus_count.none: 0.3\n\
+         \x20     graph.node.canonical_novelty.new: 0.5\n      graph.node.canonical_novelty.orphan: 0.3\n\
+         \x20     graph.node.canonical_novelty.confirming: 0.2\n\
+         \x20 - name: validate_outcome\n    generates_closing_question: true\n    focus_mode: summary\n\
+         \x20   signal_weights:\n      meta.interview.phase.early: -3.0\n      meta.interview.phase.mid: -3.0\n\
+         \x20     graph.node.novelty.high: 0.1\n",
+    )
+    .unwrap();
+}
+
+/// A script for the three answers of the test below: extraction replies for the two-level
+/// ladder, and signal-scoring replies in the original system's shape (bare integer scores and
+/// the tone rubric under its key, `emotional_valence`).
+fn original_scoring_script(path: &std::path::Path, turns: u32) {
+    let concept = |label: &str, ty: &str, quote: &str| {
+        format!(
+            "{{\"label\": \"{label}\", \"node_type\": \"{ty}\", \"confidence\": 0.9, \
+             \"stance\": 1, \"source_quote\": \"{quote}\"}}"
+        )
+    };
+    let extraction = [
+        (vec![concept("froths well", "attribute", "froths well")], ""),
+        (
+            vec![
+                concept("calmer mornings", "attribute", "my mornings calmer"),
+                concept("good mood", "value", "start the day in a good mood"),
+            ],
+            "{\"source\": \"calmer mornings\", \"target\": \"good mood\", \
+             \"edge_type\": \"leads_to\", \"confidence\": 0.8}",
+        ),
+        (
+            vec![concept(
+                "patient with my kids",
+                "value",
+                "more patient with my kids",
+            )],
+            "",
+        ),
+    ];
+    let mut script = String::from("extraction:\n");
+    for (turn, (concepts, links)) in (1..=turns).zip(extraction) {
+        script.push_str(&format!(
+            "  - turn: {turn}\n    reply: '{{\"concepts\": [{}], \"relationships\": [{links}]}}'\n",
+            concepts.join(", ")
+        ));
+    }
+    script.push_str(
+        "slot_discovery:\n  - reply: '{\"slots\": []}'\n\
+         question_generation:\n  - turn: 0\n    reply: \"What do you like about oat milk?\"\n\
+         \x20 - reply: \"Why does that matter to you?\"\n",
+    );
+    script.push_str("signal_scoring:\n");
+    for turn in 1..=turns {
+        script.push_str(&format!(
+            "  - turn: {turn}\n    reply: '{{\"response_depth\": {{\"score\": 4, \"rationale\": \"reasons\"}}, \
+             \"specificity\": {{\"score\": 3, \"rationale\": \"some\"}}, \"certainty\": 4, \
+             \"emotional_valence\": {{\"score\": 5, \"rationale\": \"warm\"}}, \
+             \"engagement\": {{\"score\": 4, \"rationale\": \"keen\"}}, \
+             \"intellectual_engagement\": {{\"score\": 3, \"rationale\": \"some\"}}}}'\n"
+        ));
+    }
+    std::fs::write(path, script).unwrap();
 }
 
 /// A config tree laid out as the original system's: `methodologies/`, `concepts/` and
@@ -266,7 +343,7 @@ fn a_config_tree_in_the_originals_layout_checks_and_interviews() {
         "{text}{}",
         String::from_utf8_lossy(&checked.stderr)
     );
-    assert!(text.contains("19 file(s) checked, 0 failed"), "{text}");
+    assert!(text.contains("20 file(s) checked, 0 failed"), "{text}");
     assert!(!text.contains("note:"), "{text}");
     assert!(text.contains("signals.md"), "{text}");
 
@@ -298,4 +375,55 @@ fn a_config_tree_in_the_originals_layout_checks_and_interviews() {
         out.contains("\"llm.valence\""),
         "the tone rubric is scored: {out}"
     );
+
+    // The laddering file that weighs the original's node categories, interviewed with
+    // signal-scoring replies in the original's shape (`emotional_valence`): every turn reads
+    // them, and the decomposition shows the categories at work.
+    let script = tmp.path().join("original_scoring.yaml");
+    original_scoring_script(&script, 3);
+    let interviewed = run(&[
+        "interview",
+        "--script",
+        script.to_str().unwrap(),
+        "--understanding",
+        "llm",
+        "--concept",
+        "oat_milk_v2",
+        "--methodology",
+        "laddering_v2",
+        "--max-turns",
+        "3",
+        "--answers",
+        answers.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        interviewed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&interviewed.stderr)
+    );
+    let turns: Vec<serde_json::Value> = String::from_utf8_lossy(&interviewed.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(turns.len(), 3);
+    for t in &turns {
+        assert_eq!(t["signals"]["llm.valence"], 1.0, "emotional_valence 5: {t}");
+    }
+    let last = &turns[2];
+    let weighed: Vec<&str> = last["score_decomposition"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| !c["node_id"].as_str().unwrap().is_empty())
+        .flat_map(|c| c["signal_contributions"].as_array().unwrap())
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    for key in [
+        "graph.node.novelty.high",
+        "graph.node.focus_count.none",
+        "graph.node.canonical_novelty.orphan",
+    ] {
+        assert!(weighed.contains(&key), "{key} not in {weighed:?}");
+    }
 }

@@ -16,7 +16,8 @@
 //!   / `.false`; `.low` ≤ 0.25 < `.mid` < 0.75 ≤ `.high` for unit numbers; a category value
 //!   exactly; on an ordinal category, `.low/.mid/.high` by position only when no value has
 //!   that name), else 0;
-//! - ties keep the methodology's strategy order and the nodes' creation order.
+//! - tied strategies keep the methodology's order; tied nodes go to the newest (the reverse of
+//!   their creation order).
 //!
 //! `PROPTEST_CASES` raises the case count (64 per methodology by default).
 
@@ -82,7 +83,14 @@ strategies:
       graph.node.edge_count: 0.05
       meta.node.opportunity.probe_deeper: 0.9
       graph.node.canonical_novelty.new: 0.3
+      graph.node.canonical_novelty.orphan: 0.25
       graph.node.novelty.high: 0.2
+      graph.node.novelty.medium: 0.1
+      graph.node.is_new.true: 1.2
+      graph.node.level: 0.8
+      graph.node.is_terminal.true: -2.0
+      graph.node.focus_count.none: 0.3
+      graph.node.focus_count.high: -0.6
   - name: clarify
     signal_weights:
       llm.specificity.low: 1.2
@@ -90,7 +98,7 @@ strategies:
       llm.global_response_trend.fatigued: -0.5
       temporal.strategy_repetition_count: -0.8
       graph.node.is_current_focus.true: 0.8
-      graph.node.focus_count: -0.1
+      graph.node.focus_count.medium: -0.1
       graph.node.is_orphan.true: 0.5
       graph.node.has_outgoing.false: 0.3
       graph.node.yield_stagnation.true: -0.5
@@ -306,8 +314,10 @@ fn expected_nodes(
     if s.node_binding == NodeBinding::None {
         return Vec::new();
     }
+    // Newest first, so the stable sort gives tied nodes to the newest.
     nodes
         .iter()
+        .rev()
         .map(|(id, signals)| {
             let (contributions, base) =
                 expected_base(&s.signal_weights, Scope::Node, signals, tally);

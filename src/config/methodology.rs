@@ -409,9 +409,15 @@ impl Methodology {
 
     /// Ladder length in edges (highest level − lowest level), at least 1.
     pub fn ladder_span(&self) -> u32 {
+        let (lo, hi) = self.level_range();
+        hi.saturating_sub(lo).max(1)
+    }
+
+    /// The lowest and highest level of the ontology's node types; `(0, 0)` without types.
+    pub fn level_range(&self) -> (u32, u32) {
         let levels = self.ontology.nodes.iter().map(|n| n.level);
         let (lo, hi) = levels.fold((u32::MAX, 0), |(lo, hi), l| (lo.min(l), hi.max(l)));
-        hi.saturating_sub(lo).max(1)
+        if lo > hi { (0, 0) } else { (lo, hi) }
     }
 
     /// Whether an edge of `edge_type` may join `source_type` → `target_type`.

@@ -25,7 +25,13 @@ pub const RUBRIC_ALIASES: [(&str, &str); 1] = [("emotional_valence", "valence")]
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rubric {
+    /// The rubric's name here, which the signal is named after (`valence` → `llm.valence`).
     pub name: String,
+    /// The header's name as the file writes it, and the reply key the scoring prompt asks for
+    /// (`emotional_valence` in a file written for the original system); empty when it is the
+    /// name.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key: String,
     /// The header's text after the colon.
     pub question: String,
     /// The indented scale lines, dedented.
@@ -59,6 +65,10 @@ pub fn parse_rubrics(text: &str) -> Result<Vec<Rubric>, Vec<Problem>> {
         match line.split_once(':') {
             Some((name, question)) if is_name(name.trim()) => rubrics.push(Rubric {
                 name: canonical_name(name.trim()),
+                key: Some(name.trim())
+                    .filter(|n| canonical_name(n) != *n)
+                    .map(str::to_owned)
+                    .unwrap_or_default(),
                 question: question.trim().to_owned(),
                 body: Vec::new(),
             }),
@@ -87,6 +97,31 @@ pub fn parse_rubrics(text: &str) -> Result<Vec<Rubric>, Vec<Problem>> {
     } else {
         Err(problems)
     }
+}
+
+impl Rubric {
+    /// The key the scoring prompt asks for and the reply is read by: the header's own name.
+    pub fn reply_key(&self) -> &str {
+        if self.key.is_empty() {
+            &self.name
+        } else {
+            &self.key
+        }
+    }
+}
+
+/// The other key a reply may give rubric `name` under: the original system's name for it
+/// (`emotional_valence` for `valence`), or ours for one of its names.
+pub fn reply_key_aliases(name: &str) -> impl Iterator<Item = &'static str> + '_ {
+    RUBRIC_ALIASES.iter().filter_map(move |(theirs, ours)| {
+        if *ours == name {
+            Some(*theirs)
+        } else if *theirs == name {
+            Some(*ours)
+        } else {
+            None
+        }
+    })
 }
 
 /// Problems if any required rubric is missing.
@@ -128,6 +163,11 @@ mod tests {
         let text = "emotional_valence: Tone?\n    1 = negative\n    5 = positive\n";
         let r = parse_rubrics(text).unwrap();
         assert_eq!(r[0].name, "valence");
+        assert_eq!(
+            r[0].reply_key(),
+            "emotional_valence",
+            "asked for by its own name"
+        );
         assert_eq!(r[0].body, vec!["1 = negative", "5 = positive"]);
         let both = "valence: Tone?\n    1 = a\nemotional_valence: Tone?\n    1 = b\n";
         assert!(

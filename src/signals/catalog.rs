@@ -47,7 +47,9 @@ pub const TREND_VALUES: &[&str] = &["deepening", "stable", "shallowing", "fatigu
 pub const PHASE_VALUES: &[&str] = &["early", "mid", "late"];
 pub const OPPORTUNITY_VALUES: &[&str] = &["exhausted", "probe_deeper", "fresh"];
 pub const PHASE_REASON_VALUES: &[&str] = &crate::domain::PHASE_REASONS;
-pub const CANONICAL_NOVELTY_VALUES: &[&str] = &["new", "confirming"];
+pub const CANONICAL_NOVELTY_VALUES: &[&str] = &["new", "confirming", "orphan"];
+/// `graph.node.novelty`'s categories, the original system's (lowest first).
+pub const NOVELTY_VALUES: &[&str] = &["low", "medium", "high"];
 
 const COUNT: Kind = Kind::Number { unit: false };
 const UNIT: Kind = Kind::Number { unit: true };
@@ -332,15 +334,42 @@ pub const SIGNALS: &[SignalSpec] = &[
         "graph.node.focus_count",
         "graph.node.focus_count",
         N,
-        COUNT,
-        "turns the node has been the focus"
+        Kind::Category {
+            values: LEVEL_VALUES,
+            ordinal: true
+        },
+        "times in focus: none 0, low 1–2, medium 3–4, high 5+"
     ),
     spec!(
         "graph.node.novelty",
         "graph.node.novelty",
         N,
+        Kind::Category {
+            values: NOVELTY_VALUES,
+            ordinal: true
+        },
+        "max(0, 1 − age/5): high ≥ 0.6 (age 0–2), medium ≥ 0.3 (age 3), low"
+    ),
+    spec!(
+        "graph.node.is_new",
+        "graph.node.is_new",
+        N,
+        Kind::Bool,
+        "created by the answer just given"
+    ),
+    spec!(
+        "graph.node.level",
+        "graph.node.level",
+        N,
         UNIT,
-        "1 in the turn the node appeared, falling to 0 five turns later"
+        "ontology level on the ladder: 0 lowest (attribute) … 1 highest (value)"
+    ),
+    spec!(
+        "graph.node.is_terminal",
+        "graph.node.is_terminal",
+        N,
+        Kind::Bool,
+        "node type is terminal (the top of a ladder)"
     ),
     spec!(
         "graph.node.canonical_novelty",
@@ -350,7 +379,7 @@ pub const SIGNALS: &[SignalSpec] = &[
             values: CANONICAL_NOVELTY_VALUES,
             ordinal: false
         },
-        "slot first seen this turn (new) or earlier (confirming)"
+        "slot first seen this turn (new), earlier (confirming), or no slot yet (orphan)"
     ),
     spec!(
         "meta.node.opportunity",
@@ -439,8 +468,34 @@ pub fn qualifiers(kind: Kind) -> Vec<&'static str> {
     }
 }
 
+/// Weight keys that meant something before `graph.node.novelty` and `graph.node.focus_count`
+/// became the original system's categories, with what to write instead. A bare weight on a
+/// category adds nothing, so these would silently stop counting.
+const RENAMED_KEYS: &[(&str, &str)] = &[
+    (
+        "graph.node.novelty",
+        "'graph.node.novelty' is a category (high: age 0–2 turns, medium: 3, low: 4+), so a \
+         bare weight adds nothing; weight 'graph.node.novelty.high' (or .medium, .low), or \
+         'graph.node.is_new' for a node created by the answer just given",
+    ),
+    (
+        "graph.node.novelty.mid",
+        "'graph.node.novelty' names its middle category 'medium': write \
+         'graph.node.novelty.medium'",
+    ),
+    (
+        "graph.node.focus_count",
+        "'graph.node.focus_count' is a category (none: 0, low: 1–2, medium: 3–4, high: 5+), \
+         so a bare weight adds nothing; weight 'graph.node.focus_count.none' (or .low, \
+         .medium, .high)",
+    ),
+];
+
 /// Why a weight key names nothing the engine produces, or `None` when it is valid.
 pub fn check_weight_key(key: &str) -> Option<String> {
+    if let Some((_, problem)) = RENAMED_KEYS.iter().find(|(k, _)| *k == key) {
+        return Some((*problem).to_owned());
+    }
     if spec(key).is_some() {
         return None;
     }
@@ -520,6 +575,36 @@ mod tests {
             );
             assert_eq!(is_node_key(s.name), s.scope == Scope::Node, "{}", s.name);
             assert!(s.name.starts_with(s.detector), "{}", s.name);
+        }
+    }
+
+    #[test]
+    fn old_weights_of_the_original_systems_categories_name_the_new_qualifier() {
+        for (key, expected) in [
+            ("graph.node.novelty", "graph.node.novelty.high"),
+            ("graph.node.novelty.mid", "graph.node.novelty.medium"),
+            ("graph.node.focus_count", "graph.node.focus_count.none"),
+        ] {
+            let problem = check_weight_key(key).unwrap_or_default();
+            assert!(problem.contains(expected), "{key}: {problem}");
+        }
+        for key in [
+            "graph.node.novelty.high",
+            "graph.node.novelty.medium",
+            "graph.node.novelty.low",
+            "graph.node.focus_count.none",
+            "graph.node.focus_count.low",
+            "graph.node.focus_count.medium",
+            "graph.node.focus_count.high",
+            "graph.node.canonical_novelty.new",
+            "graph.node.canonical_novelty.confirming",
+            "graph.node.canonical_novelty.orphan",
+            "graph.node.is_new.true",
+            "graph.node.is_terminal.true",
+            "graph.node.level",
+            "graph.node.level.high",
+        ] {
+            assert_eq!(check_weight_key(key), None, "{key}");
         }
     }
 

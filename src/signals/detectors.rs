@@ -349,31 +349,55 @@ fn node_detectors() -> Vec<Detector> {
     ]
 }
 
-/// Node signals from the tracker's history of each node: focus count and age.
+/// Node signals from the tracker's history of each node: focus count, age and place on the
+/// ladder.
 fn node_history_detectors() -> Vec<Detector> {
     vec![
-        detector!("graph.node.focus_count", [], |i, o| per_node(
-            i,
-            o,
-            "graph.node.focus_count",
-            |s| s.focus_count.into()
-        )),
+        detector!("graph.node.focus_count", [], |i, o| {
+            per_node(i, o, "graph.node.focus_count", |s| {
+                SignalValue::category(node::focus_count_level(s.focus_count))
+            });
+        }),
         detector!("graph.node.novelty", [], |i, o| {
             per_node(i, o, "graph.node.novelty", |s| {
-                node::novelty(s, i.turn_number).into()
+                SignalValue::category(node::novelty(s, i.turn_number))
             });
+        }),
+        detector!("graph.node.is_new", [], |i, o| {
+            per_node(i, o, "graph.node.is_new", |s| {
+                node::is_new(s, i.turn_number).into()
+            });
+        }),
+        detector!("graph.node.level", [], |i, o| {
+            let (lowest, highest) = i.levels;
+            per_node(i, o, "graph.node.level", |s| {
+                node::level_position(s, lowest, highest).into()
+            });
+        }),
+        detector!("graph.node.is_terminal", [], |i, o| {
+            per_node(i, o, "graph.node.is_terminal", |s| s.is_terminal.into());
         }),
         detector!("graph.node.canonical_novelty", [], |i, o| {
             // With slots on, nodes are tracked per slot, so a tracked key's first turn is its
-            // slot's; without slots there is no canonical novelty to report.
+            // slot's, and a key that is no slot's is a node no slot holds yet (the original's
+            // `orphan`); without slots there is no canonical novelty to report.
             if i.canonical.is_some() {
-                per_node(i, o, "graph.node.canonical_novelty", |s| {
-                    SignalValue::category(if s.created_at_turn >= i.turn_number {
+                let slots: std::collections::BTreeSet<&str> =
+                    i.tracker.slot_of.values().map(String::as_str).collect();
+                for (key, s) in tracked(i) {
+                    let value = if !slots.contains(key.as_str()) {
+                        "orphan"
+                    } else if s.created_at_turn >= i.turn_number {
                         "new"
                     } else {
                         "confirming"
-                    })
-                });
+                    };
+                    o.set_node(
+                        key,
+                        "graph.node.canonical_novelty",
+                        SignalValue::category(value),
+                    );
+                }
             }
         }),
     ]

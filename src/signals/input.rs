@@ -31,6 +31,9 @@ pub struct DetectionInput<'a> {
     pub depth_divisor: u32,
     /// Where the phases change (the methodology's `phase_boundaries`).
     pub phases: crate::domain::PhaseBoundaries,
+    /// The lowest and highest ontology level of the methodology's node types, which
+    /// `graph.node.level` places each node between.
+    pub levels: (u32, u32),
 }
 
 /// Accumulated detector outputs: global signals and per-node signals by tracking key.

@@ -40,7 +40,7 @@ pub fn batch_prompt(rubrics: &[Rubric], question: &str, response: &str) -> Strin
     );
     p.push_str("## Rubrics\n");
     for r in rubrics {
-        p.push_str(&format!("\n{}: {}\n", r.name, r.question));
+        p.push_str(&format!("\n{}: {}\n", r.reply_key(), r.question));
         for line in &r.body {
             p.push_str(&format!("    {line}\n"));
         }
@@ -54,7 +54,12 @@ pub fn batch_prompt(rubrics: &[Rubric], question: &str, response: &str) -> Strin
     );
     let keys: Vec<String> = rubrics
         .iter()
-        .map(|r| format!("\"{}\": {{\"score\": 1-5, \"rationale\": \"...\"}}", r.name))
+        .map(|r| {
+            format!(
+                "\"{}\": {{\"score\": 1-5, \"rationale\": \"...\"}}",
+                r.reply_key()
+            )
+        })
         .collect();
     p.push_str(&keys.join(", "));
     p.push_str("}\n");
@@ -67,7 +72,11 @@ pub fn parse_batch_reply(reply: &str, expected: &[&str]) -> Result<LlmScores, Co
     let map = extract_object(reply)?;
     let mut scores = LlmScores::new();
     for name in expected {
-        let entry = map.get(*name).ok_or_else(|| ContractError::Invalid {
+        // The original system's replies name the tone rubric `emotional_valence`.
+        let entry = map
+            .get(*name)
+            .or_else(|| crate::config::reply_key_aliases(name).find_map(|k| map.get(k)));
+        let entry = entry.ok_or_else(|| ContractError::Invalid {
             field: (*name).to_owned(),
             reason: "missing".to_owned(),
             found: crate::reply_json::quote(&serde_json::Value::Object(map.clone()).to_string()),
@@ -179,6 +188,26 @@ mod tests {
             s["response_depth"].rationale,
             "Detailed response with examples"
         );
+    }
+
+    #[test]
+    fn reads_the_original_systems_emotional_valence_as_valence() {
+        // A reply in the original's shape, scores as bare numbers and as objects.
+        let reply = r#"{"response_depth": 3, "specificity": {"score": 2},
+            "certainty": 4, "emotional_valence": {"score": 5, "rationale": "warm"},
+            "engagement": 4, "intellectual_engagement": 3}"#;
+        let scores = parse_batch_reply(reply, &SIX).unwrap();
+        assert_eq!(scores["valence"].score, 5);
+        assert_eq!(scores["valence"].rationale, "warm");
+        // The rubrics file of the original names the rubric so; the prompt asks for that key.
+        let rubrics = crate::config::parse_rubrics(
+            "emotional_valence: What is the tone?\n    1 = negative\n    5 = positive\n",
+        )
+        .unwrap();
+        let p = batch_prompt(&rubrics, "Why?", "Because.");
+        assert!(p.contains("\"emotional_valence\": {\"score\""), "{p}");
+        assert!(p.contains("\nemotional_valence: What is the tone?"), "{p}");
+        assert!(!p.contains("\"valence\""), "{p}");
     }
 
     #[test]

@@ -54,11 +54,55 @@ pub fn level(count: u32) -> &'static str {
 /// Turns over which a node's novelty falls from 1 to 0.
 pub const NOVELTY_TURNS: f64 = 5.0;
 
-/// `graph.node.novelty` (not in the seeds; the original system's form): 1.0 in the turn the
-/// node appeared, falling linearly to 0.0 five turns later.
-pub fn novelty(s: &NodeState, turn: u32) -> f64 {
+/// Novelty at or above which a node's novelty is `high` (the original system's boundary).
+pub const NOVELTY_HIGH_MIN: f64 = 0.6;
+/// Novelty at or above which a node's novelty is `medium` (the original system's boundary).
+pub const NOVELTY_MEDIUM_MIN: f64 = 0.3;
+
+/// The novelty score behind `graph.node.novelty` (not in the seeds; the original system's
+/// form): `max(0, 1 − age / 5)` with age = this turn − the node's creation turn, so 1.0 in the
+/// turn the node appeared, falling linearly to 0.0 five turns later.
+pub fn novelty_score(s: &NodeState, turn: u32) -> f64 {
     let age = f64::from(turn.saturating_sub(s.created_at_turn));
     (1.0 - age / NOVELTY_TURNS).max(0.0)
+}
+
+/// `graph.node.novelty`, the original system's categories of [`novelty_score`]: `high`
+/// (≥ 0.6: ages 0–2), `medium` (≥ 0.3: age 3), `low` (below: age 4 and older). The score is
+/// computed in floating point as the original does, so age 4 (0.19999…) is `low`.
+pub fn novelty(s: &NodeState, turn: u32) -> &'static str {
+    let score = novelty_score(s, turn);
+    if score >= NOVELTY_HIGH_MIN {
+        "high"
+    } else if score >= NOVELTY_MEDIUM_MIN {
+        "medium"
+    } else {
+        "low"
+    }
+}
+
+/// `graph.node.is_new`: the node was created by the answer just given (this turn), the rung
+/// the respondent has just reached. With canonical slots on, a node is tracked by its slot, so
+/// a paraphrase of an earlier concept is not new.
+pub fn is_new(s: &NodeState, turn: u32) -> bool {
+    s.created_at_turn >= turn
+}
+
+/// `graph.node.level`: the node type's ontology level placed on the methodology's ladder,
+/// 0.0 at its lowest level (an attribute) to 1.0 at its highest (a terminal value). A
+/// methodology whose types all share one level gives 0.0.
+pub fn level_position(s: &NodeState, lowest: u32, highest: u32) -> f64 {
+    let span = highest.saturating_sub(lowest);
+    if span == 0 {
+        return 0.0;
+    }
+    (f64::from(s.level.clamp(lowest, highest) - lowest) / f64::from(span)).clamp(0.0, 1.0)
+}
+
+/// `graph.node.focus_count`, the original system's categories of the cumulative focus count:
+/// none (0), low (1–2), medium (3–4), high (5+).
+pub fn focus_count_level(count: u32) -> &'static str {
+    repetition_level(count)
 }
 
 /// 1.0 when focused this turn, falling linearly to 0.0 at 20 turns; 0.0 if never focused.
@@ -206,6 +250,49 @@ mod tests {
         assert_eq!(opportunity(false, "low", Some("deep"), false), "fresh");
         assert_eq!(opportunity(false, "high", Some("shallow"), false), "fresh");
         assert_eq!(opportunity(false, "high", None, false), "fresh");
+    }
+
+    #[test]
+    fn novelty_categories_at_their_boundaries() {
+        // Ages 0, 1, 2 score 1.0, 0.8, 0.6 (high: ≥ 0.6); age 3 scores 0.4 (medium: ≥ 0.3);
+        // age 4 scores 0.19999… and age 5+ 0 (low), computed in floating point as the original.
+        let mut s = state(0, 0, 0, &[]);
+        s.created_at_turn = 10;
+        let at = |s: &NodeState, turn: u32| novelty(s, turn);
+        let by_age: Vec<&str> = (0..=6).map(|age| at(&s, 10 + age)).collect();
+        assert_eq!(
+            by_age,
+            ["high", "high", "high", "medium", "low", "low", "low"]
+        );
+        close(novelty_score(&s, 12), 0.6);
+        close(novelty_score(&s, 13), 0.4);
+        assert!(novelty_score(&s, 14) < NOVELTY_MEDIUM_MIN);
+        // A turn before the node's creation (a replayed state) counts as age 0.
+        assert_eq!(at(&s, 9), "high");
+        assert!(is_new(&s, 10));
+        assert!(!is_new(&s, 11));
+    }
+
+    #[test]
+    fn focus_count_categories_at_their_boundaries() {
+        let bins: Vec<&str> = (0..=7).map(focus_count_level).collect();
+        assert_eq!(
+            bins,
+            [
+                "none", "low", "low", "medium", "medium", "high", "high", "high"
+            ]
+        );
+    }
+
+    #[test]
+    fn level_position_places_a_type_on_the_ladder() {
+        let mut s = state(0, 0, 0, &[]);
+        for (level, expected) in [(1, 0.0), (2, 0.25), (3, 0.5), (5, 1.0), (9, 1.0), (0, 0.0)] {
+            s.level = level;
+            close(level_position(&s, 1, 5), expected);
+        }
+        s.level = 3;
+        close(level_position(&s, 3, 3), 0.0);
     }
 
     #[test]

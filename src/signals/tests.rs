@@ -121,6 +121,7 @@ fn every_signal_is_detected_with_its_formula() {
         velocity: &velocity,
         tracker: &t,
         depth_divisor: 4,
+        levels: (1, 5),
         phases: crate::domain::PhaseBoundaries::default(),
     };
     let d = Registry::standard().detect(&input, None);
@@ -209,21 +210,35 @@ fn every_signal_is_detected_with_its_formula() {
         Some(&SignalValue::category("low")),
         "2 in a row is low in the original's bins (1–2)"
     );
-    assert_eq!(n(a("graph.node.focus_count")), 2.0);
-    let created = t.get("A").unwrap().created_at_turn;
     assert_eq!(
-        n(a("graph.node.novelty")),
-        (1.0 - f64::from(3 - created) / 5.0).max(0.0)
+        a("graph.node.focus_count"),
+        Some(&SignalValue::category("low")),
+        "focused twice: low (1–2)"
     );
+    assert_eq!(
+        a("graph.node.novelty"),
+        Some(&SignalValue::category("high")),
+        "created in turn 1, age 2: 0.6 is high"
+    );
+    assert_eq!(a("graph.node.is_new"), Some(&SignalValue::Bool(false)));
+    assert_eq!(n(a("graph.node.level")), 0.0, "level 1 of 1–5");
+    assert_eq!(n(d.node("B", "graph.node.level")), 0.25, "level 2 of 1–5");
+    assert_eq!(a("graph.node.is_terminal"), Some(&SignalValue::Bool(false)));
     assert_eq!(
         a("graph.node.canonical_novelty"),
-        Some(&SignalValue::category(if created >= 3 {
-            "new"
-        } else {
-            "confirming"
-        }))
+        Some(&SignalValue::category("orphan")),
+        "no slot holds A"
     );
     let c = |k: &str| d.node("C", k);
+    assert_eq!(
+        c("graph.node.is_new"),
+        Some(&SignalValue::Bool(true)),
+        "created this turn"
+    );
+    assert_eq!(
+        c("graph.node.focus_count"),
+        Some(&SignalValue::category("none"))
+    );
     assert_eq!(c("graph.node.is_orphan"), Some(&SignalValue::Bool(true)));
     assert_eq!(n(c("graph.node.exhaustion_score")), 0.0, "never focused");
     assert_eq!(
@@ -233,6 +248,40 @@ fn every_signal_is_detected_with_its_formula() {
     // Creation order survives into stage-2 input.
     let order: Vec<String> = d.node_signals(&t).into_iter().map(|(k, _)| k).collect();
     assert_eq!(order, ["A", "B", "C"]);
+}
+
+/// `graph.node.canonical_novelty` with slots: a node whose slot was first seen this turn is
+/// `new`, one whose slot is older `confirming`, one no slot holds yet `orphan`.
+#[test]
+fn canonical_novelty_is_new_confirming_or_orphan() {
+    let mut t = NodeStateTracker::new();
+    t.register_node(&reg("old", 1), 1);
+    t.map_to_slot("old", "slot-old");
+    t.register_node(&reg("fresh", 1), 4);
+    t.map_to_slot("fresh", "slot-fresh");
+    t.register_node(&reg("loose", 1), 4);
+    let graph = GraphState::default();
+    let canonical = CanonicalGraphState::default();
+    let velocity = VelocityState::default();
+    let input = DetectionInput {
+        turn_number: 4,
+        max_turns: 10,
+        graph: &graph,
+        canonical: Some(&canonical),
+        llm: None,
+        depth_history: &[],
+        strategy_history: &[],
+        velocity: &velocity,
+        tracker: &t,
+        depth_divisor: 4,
+        levels: (1, 5),
+        phases: crate::domain::PhaseBoundaries::default(),
+    };
+    let d = Registry::standard().detect(&input, None);
+    let at = |key: &str| d.node(key, "graph.node.canonical_novelty");
+    assert_eq!(at("slot-old"), Some(&SignalValue::category("confirming")));
+    assert_eq!(at("slot-fresh"), Some(&SignalValue::category("new")));
+    assert_eq!(at("loose"), Some(&SignalValue::category("orphan")));
 }
 
 #[test]
@@ -251,6 +300,7 @@ fn absent_inputs_emit_nothing_rather_than_guesses() {
         velocity: &velocity,
         tracker: &t,
         depth_divisor: 4,
+        levels: (1, 5),
         phases: crate::domain::PhaseBoundaries::default(),
     };
     let d = Registry::standard().detect(&input, None);
@@ -286,6 +336,7 @@ fn a_plan_runs_only_what_the_methodology_needs() {
         velocity: &velocity,
         tracker: &t,
         depth_divisor: 4,
+        levels: (1, 5),
         phases: crate::domain::PhaseBoundaries::default(),
     };
     let r = Registry::standard();

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::s01_context_loading::answered_question;
 use super::{Effects, Extra, Staged};
+use crate::config;
 use crate::domain::{LlmScores, ResponseDepth, SignalValue};
 use crate::graph::node_state::NodeStateTracker;
 use crate::llm::Role;
@@ -61,7 +62,9 @@ pub(crate) fn start_scoring(
         )));
     }
     let prompt = crate::signals::llm::batch_prompt(&spec.rubrics, &question, answer);
-    let names: Vec<&str> = spec.rubrics.iter().map(|r| r.name.as_str()).collect();
+    // The reply is asked for under the rubrics file's own keys (`emotional_valence` in a file
+    // written for the original system) and read under either name.
+    let keys: Vec<&str> = spec.rubrics.iter().map(config::Rubric::reply_key).collect();
     let request = ports
         .services
         .llm
@@ -73,7 +76,7 @@ pub(crate) fn start_scoring(
             saved.turn_number,
         )
         .map_err(|e| llm_error(Role::SignalScoring, e))?
-        .with_schema(Arc::new(crate::prompts::schema::scoring_schema(&names)));
+        .with_schema(Arc::new(crate::prompts::schema::scoring_schema(&keys)));
     let llm = Arc::clone(&ports.services.llm);
     let req = request.clone();
     let handle = tokio::spawn(async move { llm.complete(&req).await });
@@ -118,6 +121,7 @@ pub(crate) async fn run(
         tracker: &tracker,
         depth_divisor: methodology.depth_divisor(),
         phases,
+        levels: methodology.level_range(),
     };
     let detected = ports.registry.detect(&detection, ports.signal_plan);
     let mut signals = detected.global.clone();

@@ -3,8 +3,10 @@
 //!
 //! Stage 1 ranks every strategy on global signals: `final = base × phase multiplier + bonus`.
 //! Stage 2 runs only for the winner, only when it is node-bound and node signals exist, and
-//! ranks nodes on node-scoped weights without phase terms. Ties keep the methodology's strategy
-//! order and the nodes' creation order, so a ranking is total and deterministic.
+//! ranks nodes on node-scoped weights without phase terms. Tied strategies keep the
+//! methodology's order; tied nodes go to the newest (the reverse of their creation order),
+//! since the concept the respondent raised last is the one the interview should follow. A
+//! ranking is total and deterministic.
 
 pub mod keys;
 
@@ -144,12 +146,13 @@ pub fn rank_strategies(
 }
 
 /// Stage 2: nodes scored on the strategy's node-scoped weights, no phase terms.
+/// `node_signals` is in creation order; tied nodes rank newest first.
 pub fn rank_nodes_for_strategy(
     strategy: &Strategy,
     node_signals: &NodeSignals,
 ) -> Vec<ScoredCandidate> {
     let (_, node_weights) = partition_signal_weights(strategy);
-    let candidates = node_signals.iter().map(|(node_id, signals)| {
+    let candidates = node_signals.iter().rev().map(|(node_id, signals)| {
         let (signal_contributions, base_score) =
             score_weights(node_weights.iter().copied(), signals);
         ScoredCandidate {

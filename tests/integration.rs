@@ -22,6 +22,7 @@ mod crash_resume;
 mod embed;
 mod embedded_default;
 mod export;
+mod focus_follows;
 mod front_ends;
 mod fuzz_contracts;
 mod fuzz_loaders;

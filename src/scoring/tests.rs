@@ -136,15 +136,19 @@ fn no_phase_means_neutral_terms_and_missing_signals_contribute_nothing() {
 }
 
 #[test]
-fn node_ties_keep_creation_order() {
+fn node_ties_go_to_the_newest_node() {
     let m = path18();
     let same = sig(&[("graph.node.exhaustion_score", SignalValue::Number(0.0))]);
+    // Creation order: "older" first. Ids sort the other way, so neither id order nor input
+    // order can pass for the rule.
     let nodes: NodeSignals = vec![
-        ("second-id".to_owned(), same.clone()),
-        ("first-id".to_owned(), same),
+        ("older-b".to_owned(), same.clone()),
+        ("middle".to_owned(), same.clone()),
+        ("newer-a".to_owned(), same),
     ];
     let s = rank_nodes_for_strategy(&m.strategies[0], &nodes);
-    assert_eq!(s[0].node_id, "second-id");
+    let order: Vec<&str> = s.iter().map(|c| c.node_id.as_str()).collect();
+    assert_eq!(order, ["newer-a", "middle", "older-b"]);
 }
 
 fn arb_value() -> impl Strategy<Value = SignalValue> {

@@ -297,6 +297,8 @@ impl Interview {
                 topic: self.spec.concept.topic(),
                 turn: 0,
                 session_seed: &self.spec.concept.id,
+                asked: &[],
+                echo: None,
             })
         };
         let asked = {

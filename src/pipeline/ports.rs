@@ -44,9 +44,19 @@ impl Ports<'_> {
         usage_row(&self.data.session_id, &self.services.llm, turn, call)
     }
 
-    /// The question asked at the end of `turn` (0: the opening question).
-    pub(crate) fn question_of(&self, turn: u32) -> Result<String, PipelineError> {
-        saved_question(self.store, &self.data.session_id, turn)
+    /// Every question asked before the end of `turn`, oldest first (the opening question is
+    /// turn 0's). A store that cannot be read gives none: the check against repeats is then
+    /// only as good as the last question's, never a failed turn.
+    pub(crate) fn asked_questions(&self, turn: u32) -> Vec<String> {
+        self.store
+            .utterances(&self.data.session_id)
+            .map(|all| {
+                all.into_iter()
+                    .filter(|u| u.speaker == Speaker::Interviewer && u.turn < turn)
+                    .map(|u| u.text)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Records a failed call right away (it is part of no stage's commit) and reports it, with
@@ -259,13 +269,15 @@ impl Ports<'_> {
             match self.ask_question(request, turn).await {
                 Ok((question, call)) => {
                     calls.push(call);
-                    let repeated = self
-                        .question_of(turn.saturating_sub(1))
-                        .ok()
-                        .filter(|_| turn > 0)
-                        .is_some_and(|last| mostly_the_same(&last, &question));
+                    let asked = self.asked_questions(turn);
+                    let repeated = asked
+                        .last()
+                        .is_some_and(|last| mostly_the_same(last, &question));
+                    let asked_before = asked.iter().any(|q| same_words(q, &question));
                     let checked = if repeated {
                         Err("repeats the previous question".to_owned())
+                    } else if asked_before {
+                        Err("was already asked in this interview".to_owned())
                     } else {
                         crate::prompts::check_question(&question, &forbidden)
                             .map_err(|p| p.to_string())
@@ -375,6 +387,17 @@ pub(crate) fn saved_question(
 
 /// Whether two questions share at least four in five of their words (either way round): a
 /// small model that copies the question it was shown changes a word or two at the end.
+/// The same words in the same order, whatever the case and punctuation.
+fn same_words(a: &str, b: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    words(a) == words(b)
+}
+
 fn mostly_the_same(a: &str, b: &str) -> bool {
     let words = |s: &str| -> std::collections::HashSet<String> {
         s.split(|c: char| !c.is_alphanumeric())

@@ -84,13 +84,20 @@ pub(crate) async fn ask(
     let strategy = ports.strategy(&selection.strategy)?;
     let raised = raised_concepts(ports.data.live_nodes().map(|n| n.label.as_str()));
     let focus = question_focus(strategy, selection.focus.as_ref(), &raised);
+    let echo = selection
+        .focus
+        .as_ref()
+        .and_then(|f| echo_of(f, input.turn, &input.saved.user_utterance, ports));
     let template = || {
+        let asked = ports.asked_questions(input.turn);
         render_template(&TemplateInput {
             templates: &strategy.question_templates,
             focus: focus.node_label(),
             topic: spec.concept.topic(),
             turn: input.turn,
             session_seed: &spec.concept.id,
+            asked: &asked,
+            echo: echo.as_deref(),
         })
     };
     if ports.services.llm.is_modelless(Role::QuestionGeneration) {
@@ -118,6 +125,81 @@ pub(crate) async fn ask(
     };
     let request = ports.question_request(prompt, input.turn)?;
     ports.checked_question(&request, input.turn, template).await
+}
+
+/// The respondent's own words for the focus when the focus is a concept of the answer just
+/// given (a node created this turn, or one this turn's node was merged into) and its label is
+/// what they said: the label as it stands in the answer. Otherwise `None`: a question never
+/// says back words the respondent did not use.
+fn echo_of(focus: &Focus, turn: u32, answer: &str, ports: &Ports<'_>) -> Option<String> {
+    let data = ports.data;
+    let from_this_answer = data.live_nodes().any(|n| {
+        n.turn == turn
+            && (n.id == focus.node_id || data.tracker.tracking_key(&n.id) == focus.node_id)
+    });
+    if !from_this_answer {
+        return None;
+    }
+    quoted_in(answer, &focus.label)
+}
+
+/// `label` as it is written in `answer` (matched without regard to case, on word boundaries),
+/// or `None` when the answer does not contain it.
+pub(crate) fn quoted_in(answer: &str, label: &str) -> Option<String> {
+    let label = label.trim();
+    if label.is_empty() {
+        return None;
+    }
+    let lower_answer = answer.to_lowercase();
+    let lower_label = label.to_lowercase();
+    // Lowercasing can change byte lengths outside ASCII; only then is the match unsafe to map
+    // back, and such a label is simply not echoed.
+    if lower_answer.len() != answer.len() || lower_label.len() != label.len() {
+        return None;
+    }
+    let boundary = |i: usize| {
+        lower_answer
+            .get(i..)
+            .and_then(|r| r.chars().next())
+            .is_none_or(|c| !c.is_alphanumeric())
+    };
+    let mut from = 0;
+    while let Some(found) = lower_answer.get(from..)?.find(&lower_label) {
+        let start = from + found;
+        let end = start + lower_label.len();
+        let before_ok = lower_answer
+            .get(..start)
+            .and_then(|b| b.chars().next_back())
+            .is_none_or(|c| !c.is_alphanumeric());
+        if before_ok && boundary(end) {
+            let quote = answer.get(start..end)?;
+            let opens_sentence = answer
+                .get(..start)
+                .map(str::trim_end)
+                .is_none_or(|b| b.is_empty() || b.ends_with(['.', '!', '?']));
+            return Some(if opens_sentence {
+                lowercase_first_word(quote)
+            } else {
+                quote.to_owned()
+            });
+        }
+        from = start + 1;
+    }
+    None
+}
+
+/// A quote that opened a sentence, with its first word in lower case as it reads mid-question
+/// ("Being patient" → "being patient"); "I" and words with other capitals (names, acronyms)
+/// stay as written.
+fn lowercase_first_word(quote: &str) -> String {
+    let first = quote.split_whitespace().next().unwrap_or_default();
+    let bare = first.split('\'').next().unwrap_or_default();
+    let ordinary = bare != "I" && bare.chars().skip(1).all(|c| !c.is_uppercase());
+    let mut chars = quote.chars();
+    match chars.next() {
+        Some(c) if ordinary && c.is_uppercase() => c.to_lowercase().chain(chars).collect(),
+        _ => quote.to_owned(),
+    }
 }
 
 /// The conversation window for the question prompt: recent utterances before this turn plus
@@ -180,6 +262,40 @@ fn question_focus<'a>(
 #[cfg(test)]
 mod focus_tests {
     use super::*;
+
+    #[test]
+    fn a_quote_is_what_the_answer_says_on_word_boundaries() {
+        let answer = "Family matters most. Being patient with them is part of being a good parent.";
+        assert_eq!(
+            quoted_in(answer, "being patient").as_deref(),
+            Some("being patient"),
+            "opens a sentence: lower case"
+        );
+        assert_eq!(
+            quoted_in(answer, "good parent").as_deref(),
+            Some("good parent")
+        );
+        assert_eq!(quoted_in(answer, "parents"), None, "not a whole word");
+        assert_eq!(quoted_in(answer, "patient parent"), None, "not said");
+        assert_eq!(
+            quoted_in("I think so.", "I think").as_deref(),
+            Some("I think")
+        );
+        assert_eq!(
+            quoted_in("Sony ones are best.", "sony ones").as_deref(),
+            Some("sony ones")
+        );
+        assert_eq!(
+            quoted_in("BBC radio helps.", "bbc radio").as_deref(),
+            Some("BBC radio")
+        );
+        // Lowercasing 'İ' changes its length: such an answer is not quoted from.
+        assert_eq!(quoted_in("İstanbul trips", "trips"), None);
+        assert_eq!(
+            quoted_in("Über cool", "über cool").as_deref(),
+            Some("über cool")
+        );
+    }
     use crate::pipeline::stages::fixture::{self, Fixture, selection};
 
     #[tokio::test]

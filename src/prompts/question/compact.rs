@@ -86,6 +86,8 @@ pub fn compact_follow_up_prompt(input: &FollowUpInput<'_>) -> Prompt {
         topic: &topic,
         turn: 0,
         session_seed: &input.strategy.name,
+        asked: &[],
+        echo: None,
     }));
     // The length is asked for in words, not digits: a small model echoes numbers.
     user.push_str(&format!(

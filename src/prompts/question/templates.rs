@@ -27,6 +27,12 @@ pub struct TemplateInput<'a> {
     pub turn: u32,
     /// Anything stable for the session (its id), so sessions differ in their phrasings.
     pub session_seed: &'a str,
+    /// The questions already asked in this session, oldest first: none is asked again, and the
+    /// last one's phrasing is not used twice in a row.
+    pub asked: &'a [String],
+    /// The respondent's own words for the focus when it came from the answer just given; the
+    /// question then opens by saying them back ("You said a calmer mood before work.").
+    pub echo: Option<&'a str>,
 }
 
 /// Words of a focus label kept in a question: node labels are 2–5 words by the naming
@@ -44,11 +50,28 @@ const FOCUS_FALLBACK: &[&str] = &[
     "What comes to mind when you think about \"{focus}\"?",
 ];
 
-/// Phrasings without a focus node when the strategy has none that fit.
+/// Phrasings without a focus node when the strategy has none that fit, or when every one it
+/// has was already asked.
 const TOPIC_FALLBACK: &[&str] = &[
     "What else comes to mind when you think about {topic}?",
     "Could you tell me more about your own experience of {topic}?",
     "Is there anything about {topic} that we have not talked about yet?",
+    "Can you think of a recent occasion involving {topic} and walk me through it?",
+    "What would you miss most about {topic} if it were gone?",
+    "How would you describe {topic} to a friend who has never tried it?",
+];
+
+/// How a question says the respondent's words back before asking about them; `{echo}` is
+/// the quote, the rest of the question follows.
+const ECHO_LEADS: &[&str] = &["You said \"{echo}\".", "You mentioned \"{echo}\"."];
+
+/// The last resorts when everything above was already asked: different each time they are
+/// needed, and they pass the check whatever the focus and topic are.
+const LAST_RESORTS: &[&str] = &[
+    LAST_RESORT_QUESTION,
+    "Is there anything else you would like to add about this?",
+    "What else would be useful for me to understand here?",
+    "Looking back on everything you have said, what stands out most to you?",
 ];
 
 /// The question asked when nothing else renders to a question that passes the check; it
@@ -64,13 +87,23 @@ const NO_TOPIC: &str = "this";
 /// Phrasings that need `{focus}` are skipped when there is no focus. With more than one
 /// usable phrasing, consecutive turns never get the same one: even turns choose among the
 /// even positions of a per-session rotation of the list, odd turns among the odd ones, and
-/// the hash picks within that half. Generic phrasings stand in when the list has nothing
-/// usable.
+/// the hash picks within that half. A phrasing whose question was already asked in the
+/// session, or that the last question used, is passed over (rotate), then generic phrasings
+/// stand in (vary), and the last resorts come last, so no question is asked twice.
+///
+/// With an `echo` (the focus came from the answer just given), each phrasing is first tried
+/// as a follow-up that says the respondent's words back: `You said "{echo}". Why is that
+/// important to you?`.
 pub fn render_template(input: &TemplateInput<'_>) -> String {
     let focus = input
         .focus
         .map(|f| clean_label(f, MAX_FOCUS_WORDS))
         .filter(|f| !f.is_empty());
+    let echo = input
+        .echo
+        .filter(|_| focus.is_some())
+        .map(|e| clean_label(e, MAX_FOCUS_WORDS))
+        .filter(|e| !e.is_empty());
     let topic = Some(clean_label(input.topic, MAX_TOPIC_WORDS))
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| NO_TOPIC.to_owned());
@@ -95,14 +128,115 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
         input.turn,
         focus.as_deref(),
     );
-    let rotated = candidates.iter().cycle().skip(first).take(candidates.len());
-    let focus_fallback = FOCUS_FALLBACK.iter().filter(|_| focus.is_some());
-    rotated
+    let rotated: Vec<&str> = candidates
+        .iter()
+        .cycle()
+        .skip(first)
+        .take(candidates.len())
+        .copied()
+        .collect();
+    let focus_fallback = FOCUS_FALLBACK.iter().filter(|_| focus.is_some()).copied();
+    let plain: Vec<String> = rotated
+        .iter()
+        .copied()
         .chain(focus_fallback)
-        .chain(TOPIC_FALLBACK)
-        .map(|t| fill(t, focus.as_deref(), &topic))
-        .find(|q| check_question(q, &[]).is_ok())
+        .chain(TOPIC_FALLBACK.iter().copied())
+        .map(str::to_owned)
+        .collect();
+    let lead = ECHO_LEADS
+        .get(usize::try_from(input.turn).unwrap_or(0) % ECHO_LEADS.len())
+        .copied()
+        .unwrap_or("You said \"{echo}\".");
+    let echoed: Vec<String> = if echo.is_some() {
+        plain
+            .iter()
+            .filter_map(|t| echoed_template(t, lead))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let asked: Vec<String> = input.asked.iter().map(|q| normalized(q)).collect();
+    let last = input.asked.last().map(String::as_str);
+    let fresh = |template: &str, question: &str| {
+        !asked.contains(&normalized(question)) && !last.is_some_and(|l| same_phrasing(template, l))
+    };
+    let render = |t: &str| fill(t, focus.as_deref(), echo.as_deref(), &topic);
+    echoed
+        .iter()
+        .chain(&plain)
+        .map(|t| (t.as_str(), render(t)))
+        .chain(LAST_RESORTS.iter().map(|q| (*q, (*q).to_owned())))
+        .find(|(t, q)| fresh(t, q) && check_question(q, &[]).is_ok())
+        .map(|(_, q)| q)
+        .or_else(|| {
+            // Every phrasing and last resort was asked already (a very long interview on one
+            // focus): the least recently asked last resort.
+            LAST_RESORTS
+                .iter()
+                .min_by_key(|q| {
+                    asked
+                        .iter()
+                        .rposition(|a| *a == normalized(q))
+                        .map_or(0, |p| p + 1)
+                })
+                .map(|q| (*q).to_owned())
+        })
         .unwrap_or_else(|| LAST_RESORT_QUESTION.to_owned())
+}
+
+/// A focus phrasing turned into a follow-up that says the respondent's words back: the lead
+/// (`You said "{echo}".`), then the phrasing with the quoted focus replaced by "that". Phrasings
+/// that already open by quoting ("You mentioned …") or name the focus more than once have no
+/// such form.
+fn echoed_template(template: &str, lead: &str) -> Option<String> {
+    if template.matches("{focus}").count() != 1 || template.to_lowercase().starts_with("you ") {
+        return None;
+    }
+    let body = ["\"{focus}\"", "'{focus}'", "“{focus}”", "{focus}"]
+        .iter()
+        .find(|q| template.contains(**q))
+        .map(|q| template.replacen(q, "that", 1))?;
+    Some(format!("{lead} {body}"))
+}
+
+/// Lowercase words only, one space apart: two questions are the same when these are equal.
+fn normalized(question: &str) -> String {
+    question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether `question` was rendered from `template`: the template's literal pieces (the text
+/// between its placeholders) appear in the question in order, and the question starts and
+/// ends as the template does. A template without placeholders is the same phrasing only as
+/// the same question.
+pub(super) fn same_phrasing(template: &str, question: &str) -> bool {
+    let mut parts = template.split('{');
+    let mut pieces: Vec<String> = vec![normalized(parts.next().unwrap_or_default())];
+    pieces.extend(parts.map(|p| normalized(p.split_once('}').map_or(p, |(_, after)| after))));
+    if pieces.len() == 1 {
+        return normalized(template) == normalized(question);
+    }
+    let question = normalized(question);
+    let mut at = 0;
+    for (i, piece) in pieces.iter().enumerate() {
+        if piece.is_empty() {
+            continue;
+        }
+        let Some(found) = question.get(at..).and_then(|q| q.find(piece.as_str())) else {
+            return false;
+        };
+        if i == 0 && found != 0 {
+            return false;
+        }
+        at += found + piece.len();
+    }
+    pieces
+        .last()
+        .is_none_or(|p| p.is_empty() || question.ends_with(p.as_str()))
 }
 
 /// The position of the phrasing for this turn among `n`.
@@ -148,10 +282,13 @@ fn mix(mut h: u64) -> u64 {
     h ^ (h >> 33)
 }
 
-fn fill(template: &str, focus: Option<&str>, topic: &str) -> String {
+fn fill(template: &str, focus: Option<&str>, echo: Option<&str>, topic: &str) -> String {
     let mut text = template.replace("{topic}", topic);
     if let Some(focus) = focus {
         text = text.replace("{focus}", focus);
+    }
+    if let Some(echo) = echo {
+        text = text.replace("{echo}", echo);
     }
     text
 }

@@ -71,6 +71,8 @@ fn render(templates: &[String], focus: Option<&str>, topic: &str, turn: u32, see
         topic,
         turn,
         session_seed: seed,
+        asked: &[],
+        echo: None,
     })
 }
 
@@ -265,4 +267,124 @@ fn labels_are_cleaned_for_a_question() {
     assert_eq!(clean_label("???", 8), "");
     assert!(clean_label(&"longerword ".repeat(8), 8).chars().count() <= MAX_LABEL_CHARS);
     assert_eq!(clean_label("50% less sugar.", 8), "50% less sugar");
+}
+
+fn render_after(
+    templates: &[String],
+    focus: Option<&str>,
+    turn: u32,
+    asked: &[String],
+    echo: Option<&str>,
+) -> String {
+    render_template(&TemplateInput {
+        templates,
+        focus,
+        topic: "oat milk",
+        turn,
+        session_seed: "oat_milk",
+        asked,
+        echo,
+    })
+}
+
+#[test]
+fn no_question_is_asked_twice_in_a_session() {
+    // Forty turns on one focus and on none: the shipped means-end chain's deepen phrasings,
+    // then an opening's (no focus), each asked after everything before it.
+    let m = crate::config::shipped_methodology("means_end_chain");
+    for (strategy, focus) in [
+        ("deepen", Some("creamy texture")),
+        ("explore_attributes", None),
+    ] {
+        let templates = &m.strategy(strategy).unwrap().question_templates;
+        let mut asked: Vec<String> = Vec::new();
+        for turn in 1..=40 {
+            let q = render_after(templates, focus, turn, &asked, None);
+            assert!(check_question(&q, &[]).is_ok(), "{q}");
+            if asked.len() < 12 {
+                assert!(
+                    !asked.contains(&q),
+                    "turn {turn} repeats {q:?} after {asked:#?}"
+                );
+            }
+            if let Some(last) = asked.last() {
+                assert_ne!(&q, last, "turn {turn}");
+            }
+            asked.push(q);
+        }
+        let distinct: BTreeSet<&String> = asked.iter().collect();
+        assert!(
+            distinct.len() >= 12,
+            "{strategy}: {} distinct",
+            distinct.len()
+        );
+    }
+}
+
+#[test]
+fn a_phrasing_is_not_used_twice_in_a_row_even_for_another_focus() {
+    let templates = strings(&[
+        "Why is \"{focus}\" important to you?",
+        "What does \"{focus}\" give you?",
+    ]);
+    for turn in 1..20 {
+        let last = render_after(&templates, Some("creamy texture"), turn, &[], None);
+        let next = render_after(
+            &templates,
+            Some("a calmer mood"),
+            turn + 1,
+            std::slice::from_ref(&last),
+            None,
+        );
+        let phrasing = |q: &str| templates.iter().position(|t| same_phrasing(t, q));
+        assert_ne!(phrasing(&last), phrasing(&next), "{last} / {next}");
+    }
+}
+
+#[test]
+fn same_phrasing_reads_the_template_frame() {
+    assert!(same_phrasing(
+        "Why is \"{focus}\" important to you?",
+        "Why is \"creamy texture\" important to you?"
+    ));
+    assert!(!same_phrasing(
+        "Why is \"{focus}\" important to you?",
+        "What does \"creamy texture\" give you?"
+    ));
+    assert!(!same_phrasing(
+        "Why is \"{focus}\" important to you?",
+        "You said creamy. Why is that important to you?"
+    ));
+    assert!(same_phrasing(
+        "You said \"{echo}\". Why is that important to you?",
+        "You said \"a calmer mood\". Why is that important to you?"
+    ));
+    assert!(same_phrasing("What else?", "what else"));
+}
+
+#[test]
+fn a_focus_from_the_last_answer_is_said_back_in_the_respondents_words() {
+    let m = crate::config::shipped_methodology("means_end_chain");
+    let templates = &m.strategy("deepen").unwrap().question_templates;
+    let mut asked: Vec<String> = Vec::new();
+    for turn in 2..8 {
+        let q = render_after(
+            templates,
+            Some("calmer mood before work"),
+            turn,
+            &asked,
+            Some("a calmer mood before work"),
+        );
+        assert!(
+            q.starts_with("You said \"a calmer mood before work\". ")
+                || q.starts_with("You mentioned \"a calmer mood before work\". "),
+            "{q}"
+        );
+        assert!(check_question(&q, &[]).is_ok(), "{q}");
+        assert!(!asked.contains(&q));
+        asked.push(q);
+    }
+    // Without a focus there is nothing to say back.
+    let q = render_after(templates, None, 3, &[], Some("a calmer mood"));
+    assert!(!q.contains("You said"), "{q}");
 }

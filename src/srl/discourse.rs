@@ -260,22 +260,29 @@ impl Linker<'_, '_> {
             .unwrap_or(limit)
     }
 
-    /// Where a sentence-initial subordinate clause ends and the main clause starts: at the
-    /// first comma, or, without one, at a subject pronoun followed by a verb after the
-    /// subordinate clause's own verb ("When I'm tired I drink coffee").
+    /// Where a sentence-initial subordinate clause ends and the main clause starts: at a
+    /// subject pronoun followed by a verb after the subordinate clause's own verb ("When I'm
+    /// tired I drink coffee"), or else at the first comma; whichever comes first, since the
+    /// comma may close the main clause instead ("When it tastes good I enjoy the start to the
+    /// day, and …").
     fn main_clause_split(&self, from: usize) -> Option<(usize, usize)> {
         let end = self.sentence.end;
-        if let Some(comma) = (from..end).find(|&k| self.doc.norm(k) == ",") {
-            return Some((comma, comma + 1));
+        let comma = (from..end).find(|&k| self.doc.norm(k) == ",");
+        let comma_limit = comma.unwrap_or(end);
+        let pronoun = (from..comma_limit)
+            .find(|&k| matches!(self.doc.tag(k), Tag::Verb | Tag::Aux))
+            .and_then(|first_verb| {
+                (first_verb + 1..comma_limit).find(|&k| {
+                    self.doc.tag(k) == Tag::Pron
+                        && words::is_subject_capable(self.doc.norm(k))
+                        && matches!(self.doc.tag(k + 1), Tag::Verb | Tag::Aux | Tag::Adv)
+                        && !matches!(self.doc.tag(k.wrapping_sub(1)), Tag::Prep | Tag::Inf)
+                })
+            });
+        match (pronoun, comma) {
+            (Some(k), _) => Some((k, k)),
+            (None, Some(c)) => Some((c, c + 1)),
+            (None, None) => None,
         }
-        let first_verb = (from..end).find(|&k| matches!(self.doc.tag(k), Tag::Verb | Tag::Aux))?;
-        (first_verb + 1..end)
-            .find(|&k| {
-                self.doc.tag(k) == Tag::Pron
-                    && words::is_subject_capable(self.doc.norm(k))
-                    && matches!(self.doc.tag(k + 1), Tag::Verb | Tag::Aux | Tag::Adv)
-                    && !matches!(self.doc.tag(k.wrapping_sub(1)), Tag::Prep | Tag::Inf)
-            })
-            .map(|k| (k, k))
     }
 }

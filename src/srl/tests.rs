@@ -532,3 +532,15 @@ proptest! {
         prop_assert!(analyze(&text).hints(max).chars().count() <= max);
     }
 }
+
+#[test]
+fn a_sentence_initial_when_ends_before_a_new_subject_ahead_of_a_later_comma() {
+    let text = "When my latte tastes that good I enjoy a slow start, and that calms me.";
+    let a = analyze(text);
+    let when = relation(&a, "When");
+    assert_eq!(when.arg2.text, "my latte tastes that good");
+    assert!(
+        when.arg1.text.starts_with("I enjoy a slow start"),
+        "{when:?}"
+    );
+}

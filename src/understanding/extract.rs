@@ -28,6 +28,10 @@ const TYPE_BONUS: f64 = 0.1;
 /// `MiniLM` similarities of short phrases to the ontology differ by a few hundredths.
 const CLEAR_TYPE_MARGIN: f32 = 0.03;
 
+/// The node type of a product's properties, where the ontology has one (means-end chains): a
+/// phrase said of the product itself ("it's so creamy") takes it.
+const PROPERTY_TYPE: &str = "attribute";
+
 /// What offline extraction reads for one answer.
 #[derive(Debug, Clone, Copy)]
 pub struct OfflineInput<'a> {
@@ -111,9 +115,14 @@ pub fn extract_offline_in_context(
         if !keep.get(i).copied().unwrap_or(false) {
             continue;
         }
-        let best = vectors
-            .next()
-            .and_then(|v| types.classify_shaped(&v, phrase.shape));
+        let best = vectors.next().and_then(|v| {
+            let property = phrase.of_product && types.has_type(PROPERTY_TYPE);
+            if property {
+                types.classify_among(&v, |t| t == PROPERTY_TYPE)
+            } else {
+                types.classify_shaped(&v, phrase.shape)
+            }
+        });
         if let (Some(t), Some(slot)) = (best, index_of.get_mut(i)) {
             *slot = Some(kept.len());
             kept.push((phrase, t));
@@ -182,7 +191,11 @@ fn assemble(
             label: label.clone(),
             node_type: node_type.clone(),
             confidence: confidence(phrase, typed),
-            stance: stance(&phrase.words),
+            stance: if phrase.affect == 0 {
+                stance(&phrase.words)
+            } else {
+                phrase.affect
+            },
             source_quote: input
                 .answer
                 .get(phrase.start..phrase.end)
@@ -213,13 +226,17 @@ fn assemble(
 }
 
 /// Words of a question that ask for the reason or the meaning of something.
-const PROBE_CUES: [&str; 6] = [
+const PROBE_CUES: [&str; 10] = [
     "why",
     "important",
     "matter",
     "matters",
     "mean",
     "do for you",
+    "give you",
+    "without",
+    "make possible",
+    "trying to achieve",
 ];
 
 /// An answer to a probe about a known concept ("Why does a good mood matter to you?") links

@@ -28,7 +28,10 @@ const IRREGULAR_PARTICIPLES: &str = "done made gone seen taken given known paid 
 /// Verbs that say their subject brings about their object ("X makes Y", "X helps me Y"): a
 /// causal link inside one clause.
 const CAUSATIVE_VERBS: &str = "make help let allow enable mean cause give keep save stop \
-    prevent lead";
+    prevent lead put";
+
+/// Particles of phrasal verbs ("run out of", "give up on").
+const PARTICLES: &str = "out up off down away back over";
 
 /// Causative verbs that also say what happens ("keeps me full", "saves money"): their phrase
 /// is a concept of its own, unlike "makes" or "helps".
@@ -172,8 +175,76 @@ const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it it
     sort something anything everything nothing someone everyone people yeah yes no ok okay \
     well um uh er like time times end";
 
+/// Words that judge or point rather than name: alone, a label made of them says how the
+/// respondent rates something ("important", "alright") or where the talk is going ("the
+/// point", "the main reason"), never what the thing is.
+const EVALUATIVE_WORDS: &str = "important alright fine okay ok good great nice bad sick \
+    lovely worth key crucial essential vital huge big main honest true right wrong \
+    reason point thing things matter fact question answer idea truth deal part bit problem \
+    issue case sense back comes asking bits looking";
+
+/// Nouns that only point at what follows them in a copular sentence ("the main reason is
+/// comfort", "the problem is the queue"): the description is the concept.
+const POINTER_NOUNS: &str = "reason point thing problem issue answer idea truth question \
+    deal fact";
+
+/// Words of time that are no concept on their own ("day", "morning"), only the scene of one.
+const TIME_WORDS: &str = "day days morning mornings evening evenings night nights week weeks \
+    month months year years time times today tonight yesterday tomorrow weekend weekends hour \
+    hours minute minutes moment now then";
+
+/// Number words ("twenty", "fifteen"): alone they are an amount, not a concept.
+const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
+    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty \
+    sixty seventy eighty ninety hundred thousand half couple dozen";
+
+/// Verbs of feeling whose object is the one who feels ("the price annoys me", "it nags at
+/// me"): their subject is what the feeling is about, and the verb only sets its stance.
+const NEGATIVE_AFFECT_VERBS: &str = "annoy bother irritate frustrate nag bug worry stress \
+    upset anger scare frighten depress disappoint drive";
+const POSITIVE_AFFECT_VERBS: &str = "please delight excite thrill cheer reassure comfort \
+    calm relax";
+
+/// Fixed phrases of talk that carry no content ("to be honest", "to be fair").
+pub(super) const FILLER_PHRASES: [&str; 6] = [
+    "to be honest",
+    "to be fair",
+    "if i am honest",
+    "if i 'm honest",
+    "at the end of the day",
+    "to be frank",
+];
+
 fn listed(list: &str, word: &str) -> bool {
     list.split_whitespace().any(|w| w == word)
+}
+
+pub(super) fn is_evaluative(word: &str) -> bool {
+    listed(EVALUATIVE_WORDS, word)
+}
+
+pub(super) fn is_pointer_noun(word: &str) -> bool {
+    listed(POINTER_NOUNS, word)
+}
+
+pub(super) fn is_time_word(word: &str) -> bool {
+    listed(TIME_WORDS, word)
+}
+
+pub(super) fn is_number_word(word: &str) -> bool {
+    listed(NUMBER_WORDS, word)
+        || word
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ':')
+}
+
+/// Stance a verb of feeling about its subject expresses: −1, +1, or 0 for any other verb.
+pub(super) fn affect_verb(lemma: &str) -> i8 {
+    if listed(NEGATIVE_AFFECT_VERBS, lemma) {
+        -1
+    } else {
+        i8::from(listed(POSITIVE_AFFECT_VERBS, lemma))
+    }
 }
 
 pub(super) fn is_time_span_word(word: &str) -> bool {
@@ -200,6 +271,10 @@ pub(super) fn is_participle(word: &str) -> bool {
 
 pub(super) fn is_causative_verb(lemma: &str) -> bool {
     listed(CAUSATIVE_VERBS, lemma)
+}
+
+pub(super) fn is_particle(word: &str) -> bool {
+    listed(PARTICLES, word)
 }
 
 pub(super) fn is_content_causative(lemma: &str) -> bool {

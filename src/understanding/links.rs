@@ -158,11 +158,13 @@ impl LinkKind {
 }
 
 /// The node whose phrase overlaps `arg` and lies nearest the connective.
+/// An argument with no concept of its own that opens with "that", "this", "it" or "which"
+/// ("that matters to me because …") stands for the concept just before it.
 fn nearest(nodes: &[Node<'_>], arg: &Span, marker: &Span) -> Option<usize> {
     if arg.text.is_empty() {
         return None;
     }
-    nodes
+    let inside = nodes
         .iter()
         .enumerate()
         .filter(|(_, n)| n.phrase.start < arg.end && n.phrase.end > arg.start)
@@ -173,7 +175,23 @@ fn nearest(nodes: &[Node<'_>], arg: &Span, marker: &Span) -> Option<usize> {
                 n.phrase.start.saturating_sub(marker.end)
             }
         })
-        .map(|(i, _)| i)
+        .map(|(i, _)| i);
+    inside.or_else(|| {
+        let first = arg
+            .text
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())?
+            .to_lowercase();
+        if !super::phrases::ANAPHORS.contains(&first.as_str()) {
+            return None;
+        }
+        nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.phrase.end <= arg.start)
+            .max_by_key(|(_, n)| n.phrase.end)
+            .map(|(i, _)| i)
+    })
 }
 
 /// Direction and edge type for a (cause, effect) pair, if the ontology permits one.
@@ -187,9 +205,38 @@ fn decide(
     if cause == effect {
         return None;
     }
+    // "When my latte tastes that good I enjoy …": a "when" or "once" the ontology has no
+    // sequence edge for states a condition, and links as one.
+    if let LinkKind::Sequence { arg2_first: true } = kind
+        && matches!(marker, "when" | "whenever" | "once" | "as soon as")
+    {
+        let sequence = decide_once(methodology, nodes, (cause, effect), kind, marker);
+        return sequence.or_else(|| {
+            decide_once(
+                methodology,
+                nodes,
+                (cause, effect),
+                &LinkKind::Reason,
+                marker,
+            )
+        });
+    }
+    decide_once(methodology, nodes, (cause, effect), kind, marker)
+}
+
+/// [`decide`] for one kind of link.
+fn decide_once(
+    methodology: &Methodology,
+    nodes: &[Node<'_>],
+    (cause, effect): (usize, usize),
+    kind: &LinkKind,
+    marker: &str,
+) -> Option<Link> {
     let (c, e) = (nodes.get(cause)?, nodes.get(effect)?);
+    // A causative verb states its direction ("X makes me Y"); only a connective between two
+    // clauses leaves it to the ontology's levels.
     let directions = match kind {
-        LinkKind::Sequence { .. } => vec![(cause, effect)],
+        LinkKind::Sequence { .. } | LinkKind::Causative => vec![(cause, effect)],
         _ if c.level > e.level => vec![(effect, cause), (cause, effect)],
         _ => vec![(cause, effect)],
     };

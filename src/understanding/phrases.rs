@@ -35,7 +35,7 @@ mod reader;
 
 use std::ops::Range;
 
-use crate::srl::{RelationKind, SrlAnalysis, TaggedWord};
+use crate::srl::{ArgRole, RelationKind, SrlAnalysis, TaggedWord};
 
 use super::lexicon;
 
@@ -73,6 +73,12 @@ pub(super) struct Phrase {
     pub shape: Shape,
     /// Normalised words of the label, for stance.
     pub words: Vec<String>,
+    /// Stance a verb of feeling outside the label gave it ("the price annoys me": −1), or 0.
+    pub affect: i8,
+    /// Said of the product itself: a description or possession of "it" or "they" ("it's so
+    /// creamy", "they're really light", "it has a smooth mouthfeel"), which is a property of
+    /// it whatever the words are near.
+    pub of_product: bool,
 }
 
 /// "The subject's phrase brings about the result's phrase", from a causative verb; indices
@@ -117,13 +123,25 @@ impl FramePhrases {
 pub(super) struct Reader<'a> {
     answer: &'a str,
     words: &'a [TaggedWord],
+    /// Word ranges of every frame's predicate: another frame's verb ends an argument.
+    predicates: Vec<Range<usize>>,
 }
 
 /// Reads the candidate phrases of `answer` from its tagged `words` and SRL `analysis`.
 pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -> Phrases {
-    let reader = Reader { answer, words };
+    let mut reader = Reader {
+        answer,
+        words,
+        predicates: Vec::new(),
+    };
+    reader.predicates = analysis
+        .srl_frames
+        .iter()
+        .map(|f| reader.range(&f.predicate))
+        .collect();
     let mut out = Phrases::default();
     let mut covered = vec![false; words.len()];
+    reader.cover_fillers(&mut covered);
     // Phrase index of each frame's subject and main phrase, for causative links.
     let mut main_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
     let mut subject_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
@@ -149,7 +167,9 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
     }
     link_causatives(analysis, &main_of, &subject_of, &mut out.causal);
     for p in reader.fragments(&covered) {
-        push(&mut out.list, p);
+        if !reader.attach(&mut out.list, &p) {
+            push(&mut out.list, p);
+        }
     }
     let circumstances = circumstance_spans(analysis);
     retain(&mut out, |list, i| {
@@ -245,7 +265,12 @@ fn link_causatives(
         if !lexicon::is_causative_verb(&frame.lemma) {
             continue;
         }
-        let Some(cause) = subject_of.get(fi).copied().flatten() else {
+        let Some(cause) = subject_of
+            .get(fi)
+            .copied()
+            .flatten()
+            .or_else(|| antecedent(analysis, fi, main_of, subject_of))
+        else {
             continue;
         };
         let reach = frame
@@ -267,6 +292,57 @@ fn link_causatives(
             causal.push(CausalPair { cause, effect });
         }
     }
+}
+
+/// Pronouns that, as a subject, stand for what was just said ("…, and that puts me in a
+/// calmer mood", "…, which made me feel invisible").
+pub(super) const ANAPHORS: [&str; 4] = ["that", "this", "it", "which"];
+
+/// What the subject of frame `fi` refers back to, when it is not a phrase of its own: a clause
+/// as subject ("[nobody introduced me] made me …") is that clause's phrase; an anaphoric
+/// pronoun is the phrase of the nearest frame before it. Pronouns are never resolved further
+/// back than one frame with a phrase, and "I", "you" or "they" never are.
+fn antecedent(
+    analysis: &SrlAnalysis,
+    fi: usize,
+    main_of: &[Option<usize>],
+    subject_of: &[Option<usize>],
+) -> Option<usize> {
+    let frame = analysis.srl_frames.get(fi)?;
+    let subject = frame.arguments.iter().find(|a| {
+        a.span.end <= frame.predicate.start && matches!(a.role, ArgRole::Arg0 | ArgRole::Arg1)
+    })?;
+    let phrase_of = |j: usize| {
+        main_of
+            .get(j)
+            .copied()
+            .flatten()
+            .or_else(|| subject_of.get(j).copied().flatten())
+    };
+    let clause = analysis
+        .srl_frames
+        .iter()
+        .enumerate()
+        .take(fi)
+        .find(|(_, f)| {
+            subject.span.start <= f.predicate.start && f.predicate.end <= subject.span.end
+        });
+    if let Some((j, _)) = clause {
+        return phrase_of(j);
+    }
+    let text = subject.span.text.trim().to_lowercase();
+    if !ANAPHORS.contains(&text.as_str()) {
+        return None;
+    }
+    (0..fi)
+        .rev()
+        .filter(|&j| {
+            analysis
+                .srl_frames
+                .get(j)
+                .is_some_and(|f| f.predicate.end <= subject.span.start)
+        })
+        .find_map(phrase_of)
 }
 
 /// Sorts phrases by position, remapping the causal pairs.
@@ -402,6 +478,43 @@ mod tests {
         assert_eq!(
             labels("I switched to oat milk for a year."),
             ["switched to oat milk for a year"]
+        );
+    }
+
+    #[test]
+    fn judging_verbs_fillers_and_lone_words_are_no_concepts() {
+        assert_eq!(
+            labels("Not feeling bloated means I can concentrate."),
+            ["not feeling bloated"]
+        );
+        assert_eq!(
+            labels("To be honest, the main reason is comfort."),
+            ["comfort"]
+        );
+        assert!(labels("It's alright.").is_empty());
+        assert!(labels("About twenty.").is_empty());
+    }
+
+    #[test]
+    fn affect_verbs_set_the_stance_of_their_subject() {
+        let p = phrases("Honestly the price annoys me.");
+        let l: Vec<&str> = p.list.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(l, ["price"]);
+        assert_eq!(p.list[0].affect, -1);
+    }
+
+    #[test]
+    fn anaphoric_causatives_link_the_previous_phrase() {
+        let p =
+            phrases("I actually enjoy a slow start to the day, and that puts me in a calmer mood.");
+        let l: Vec<&str> = p.list.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(l, ["slow start to the day", "calmer mood"]);
+        assert_eq!(
+            p.causal,
+            [CausalPair {
+                cause: 0,
+                effect: 1
+            }]
         );
     }
 

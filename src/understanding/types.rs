@@ -152,6 +152,11 @@ impl TypeIndex {
         Ok(Self { entries })
     }
 
+    /// Whether a node type of this name is indexed.
+    pub fn has_type(&self, name: &str) -> bool {
+        self.entries.iter().any(|e| e.name == name)
+    }
+
     /// Number of node types indexed.
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -35,7 +35,11 @@ impl Reader<'_> {
             indices.dedup();
             let kept = self.label_words(&indices, &verb);
             if kept.len() <= MAX_LABEL_WORDS || parts.len() <= 1 {
-                let kept: Vec<usize> = kept.into_iter().take(MAX_LABEL_WORDS).collect();
+                let cut = kept.get(MAX_LABEL_WORDS).copied();
+                let mut kept: Vec<usize> = kept.into_iter().take(MAX_LABEL_WORDS).collect();
+                if let Some(next) = cut {
+                    self.drop_open_group(&mut kept, next);
+                }
                 return self.finish(&self.trim_dangling(kept), origin);
             }
             parts.pop();
@@ -76,6 +80,8 @@ impl Reader<'_> {
             origin,
             shape,
             words,
+            affect: 0,
+            of_product: false,
         })
     }
 
@@ -135,6 +141,29 @@ impl Reader<'_> {
         }
     }
 
+    /// A label cut before word `next` in the middle of a noun group ("on a healthy | diet")
+    /// loses the group's opening words, so that it ends on a whole phrase.
+    fn drop_open_group(&self, kept: &mut Vec<usize>, next: usize) {
+        let continues = self
+            .word(next)
+            .is_some_and(|w| matches!(w.class, WordClass::Noun | WordClass::Adjective));
+        if !continues {
+            return;
+        }
+        while let Some(&last) = kept.last() {
+            let inside = self.word(last).is_some_and(|w| {
+                matches!(
+                    w.class,
+                    WordClass::Adjective | WordClass::Determiner | WordClass::Number
+                ) || (w.class == WordClass::Noun && last + 1 == next)
+            });
+            if !inside || kept.len() <= 1 {
+                break;
+            }
+            kept.pop();
+        }
+    }
+
     /// Drops trailing prepositions, determiners, conjunctions and a dangling "not".
     fn trim_dangling(&self, mut kept: Vec<usize>) -> Vec<usize> {
         while let Some(&last) = kept.last() {
@@ -184,15 +213,42 @@ fn keeps(w: &TaggedWord, at_start: bool) -> bool {
     }
 }
 
-/// A label carries content: at least one word that is neither empty nor a generic modifier.
+/// A label carries content: at least one word that is neither empty nor a generic modifier,
+/// not only numbers ("twenty", "only thirty"), and not a lone word of judging, pointing or
+/// time ("important", "the point", "day"), which says how or when, never what.
 pub(super) fn worth_a_concept(words: &[String]) -> bool {
-    words.iter().any(|w| {
-        w.chars().any(char::is_alphanumeric)
-            && !lexicon::is_empty_word(w)
-            && !GENERIC_MODIFIERS.split_whitespace().any(|g| g == w)
-            && !matches!(
-                w.as_str(),
-                "not" | "no" | "never" | "a" | "an" | "the" | "of" | "to" | "and" | "or" | "being"
-            )
-    })
+    let generic = |w: &str| GENERIC_MODIFIERS.split_whitespace().any(|g| g == w);
+    let content: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| {
+            w.chars().any(char::is_alphanumeric)
+                && !lexicon::is_empty_word(w)
+                && !lexicon::is_intensifier(w)
+                && !matches!(
+                    *w,
+                    "not"
+                        | "no"
+                        | "never"
+                        | "a"
+                        | "an"
+                        | "the"
+                        | "of"
+                        | "to"
+                        | "and"
+                        | "or"
+                        | "being"
+                )
+        })
+        .collect();
+    let substantive: Vec<&str> = content.iter().copied().filter(|w| !generic(w)).collect();
+    let only_numbers = substantive.iter().all(|w| {
+        w.split('-')
+            .all(|part| part.is_empty() || lexicon::is_number_word(part))
+    });
+    let lone_judgement = match substantive.as_slice() {
+        [one] => lexicon::is_evaluative(one) || (content.len() == 1 && lexicon::is_time_word(one)),
+        _ => false,
+    };
+    !substantive.is_empty() && !only_numbers && !lone_judgement
 }

@@ -57,14 +57,15 @@ impl Reader<'_> {
     pub(super) fn frame(&self, frame: &SrlFrame) -> FramePhrases {
         let predicate = self.range(&frame.predicate);
         let subject = self.subject(frame);
-        let mut after: Vec<(ArgRole, Range<usize>)> = frame
-            .arguments
-            .iter()
-            .filter(|a| a.span.start >= frame.predicate.end && a.role != ArgRole::Neg)
-            .map(|a| (a.role, self.range(&a.span)))
-            .collect();
-        after.sort_by_key(|(_, r)| r.start);
+        let after = self.after_verb(frame, &predicate);
         let lemma = frame.lemma.as_str();
+        let affect = lexicon::affect_verb(lemma);
+        let felt_by_speaker = self.speaker_first(&after);
+        if affect != 0 && felt_by_speaker {
+            // "The price annoys me": the feeling is the stance on its subject, not a concept.
+            let main = subject.clone().and_then(|r| self.felt_about(r, affect));
+            return FramePhrases::new(None, main, self.setting(frame));
+        }
         let none = 0..0;
         let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], none.clone(), origin);
         let subject_phrase = || subject.clone().and_then(|r| alone(r, Origin::Subject));
@@ -75,7 +76,11 @@ impl Reader<'_> {
             return FramePhrases::new(None, main, setting);
         }
         if lemma == "be" {
-            return self.copular(subject.as_ref(), &after).with_setting(setting);
+            let mut read = self.copular(subject.as_ref(), &after).with_setting(setting);
+            if let Some(main) = read.main.as_mut().filter(|_| of_product(frame)) {
+                main.of_product = true;
+            }
+            return read;
         }
         let object = core_object(&after);
         let governs_verb = object
@@ -92,36 +97,30 @@ impl Reader<'_> {
             // "kept making me miss the train": an aspect of the governed verb.
             return FramePhrases::new(subject_phrase(), None, setting);
         }
+        if lexicon::is_causative_verb(lemma)
+            && !lexicon::is_content_causative(lemma)
+            && felt_by_speaker
+        {
+            // "That puts me in a calmer mood", "gives me a sense of freedom": what the
+            // respondent is brought to is the concept; the verb is the link to it.
+            if let Some(main) = self.brought_to(&after) {
+                return FramePhrases::new(subject_phrase(), Some(main), setting);
+            }
+        }
         let content_object = object
             .clone()
             .or_else(|| after.first().map(|(_, r)| r.clone()))
             .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()));
-        // "get more done at work", "get my work done faster": a participle that ends the
-        // object is the result the verb brings about, so the verb stays in the phrase. Inside
-        // the object it only describes it ("have a sealed carton", "get the sweetened one").
-        let result = lexicon::is_result_verb(lemma)
-            && object.clone().is_some_and(|r| {
-                r.into_iter().any(|i| {
-                    let participle = self
-                        .word(i)
-                        .is_some_and(|w| lexicon::is_participle(&w.norm));
-                    let ends_the_phrase = self.word(i + 1).is_none_or(|w| {
-                        matches!(
-                            w.class,
-                            WordClass::Punctuation
-                                | WordClass::Preposition
-                                | WordClass::Adverb
-                                | WordClass::Adjective
-                                | WordClass::Conjunction
-                                | WordClass::Subordinator
-                        )
-                    });
-                    participle && ends_the_phrase
-                })
-            });
+        let result = lexicon::is_result_verb(lemma) && self.ends_in_participle(object.as_ref());
         if lexicon::is_light_verb(lemma) && !result {
             if let Some(object) = content_object {
-                let main = alone(object, Origin::Predicate);
+                let mut main = alone(object, Origin::Predicate);
+                if let Some(m) = main
+                    .as_mut()
+                    .filter(|_| lemma == "have" && of_product(frame))
+                {
+                    m.of_product = true;
+                }
                 return FramePhrases::new(subject_phrase(), main, setting);
             }
             if object.as_ref().is_some_and(|r| self.is_infinitive(r)) {
@@ -160,6 +159,195 @@ impl Reader<'_> {
             .filter(|p| p.words.len() >= 2);
         let subject = if separate { subject_phrase() } else { None };
         FramePhrases::new(subject, main, setting)
+    }
+
+    /// The frame's arguments after its verb, in text order, each cut before another frame's
+    /// verb (a causative's governed verb aside) and the last one extended over a
+    /// prepositional phrase the parser left out.
+    fn after_verb(
+        &self,
+        frame: &SrlFrame,
+        predicate: &Range<usize>,
+    ) -> Vec<(ArgRole, Range<usize>)> {
+        let causative = lexicon::is_causative_verb(&frame.lemma);
+        let mut after: Vec<(ArgRole, Range<usize>)> = frame
+            .arguments
+            .iter()
+            .filter(|a| a.span.start >= frame.predicate.end && a.role != ArgRole::Neg)
+            .map(|a| {
+                let range = self.range(&a.span);
+                // A causative governs the next verb ("makes my coffee feel like a treat").
+                if causative {
+                    (a.role, range)
+                } else {
+                    (a.role, self.before_next_verb(range, predicate))
+                }
+            })
+            .filter(|(_, r)| !r.is_empty())
+            .collect();
+        after.sort_by_key(|(_, r)| r.start);
+        if let Some((_, last)) = after.last_mut() {
+            *last = self.with_modifier(last.clone(), predicate);
+        }
+        after
+    }
+
+    /// The first argument after the verb is the respondent ("annoys me", "puts us in …").
+    fn speaker_first(&self, after: &[(ArgRole, Range<usize>)]) -> bool {
+        after.first().is_some_and(|(_, r)| {
+            r.clone()
+                .filter_map(|i| self.word(i))
+                .any(|w| matches!(w.norm.as_str(), "me" | "us"))
+        })
+    }
+
+    /// "get more done at work", "get my work done faster": a participle that ends the
+    /// object is the result the verb brings about, so the verb stays in the phrase. Inside
+    /// the object it only describes it ("have a sealed carton", "get the sweetened one").
+    fn ends_in_participle(&self, object: Option<&Range<usize>>) -> bool {
+        object.cloned().is_some_and(|r| {
+            r.into_iter().any(|i| {
+                let participle = self
+                    .word(i)
+                    .is_some_and(|w| lexicon::is_participle(&w.norm));
+                let ends_the_phrase = self.word(i + 1).is_none_or(|w| {
+                    matches!(
+                        w.class,
+                        WordClass::Punctuation
+                            | WordClass::Preposition
+                            | WordClass::Adverb
+                            | WordClass::Adjective
+                            | WordClass::Conjunction
+                            | WordClass::Subordinator
+                    )
+                });
+                participle && ends_the_phrase
+            })
+        })
+    }
+
+    /// The subject of a verb of feeling, as the concept the feeling is about.
+    fn felt_about(&self, subject: Range<usize>, affect: i8) -> Option<Phrase> {
+        let mut p = self.phrase(&[subject], 0..0, Origin::Subject)?;
+        p.affect = affect;
+        Some(p)
+    }
+
+    /// The phrase of what a causative verb brings the respondent to: its arguments after
+    /// "me" or "us", while they follow each other ("puts me | in a calmer mood").
+    fn brought_to(&self, after: &[(ArgRole, Range<usize>)]) -> Option<Phrase> {
+        let mut rest: Vec<Range<usize>> = Vec::new();
+        let mut end: Option<usize> = None;
+        for (_, r) in after
+            .iter()
+            .skip(1)
+            .filter(|(role, _)| *role != ArgRole::Neg)
+        {
+            if end.is_some_and(|e| !self.joined(e, r.start)) {
+                break;
+            }
+            rest.push(r.clone());
+            end = Some(r.end);
+        }
+        self.phrase(&rest, 0..0, Origin::Predicate)
+    }
+
+    /// `range` up to the first word of another frame's predicate: "feeling bloated | means",
+    /// "my kids to | grow up" — that verb's frame has a phrase of its own.
+    fn before_next_verb(&self, range: Range<usize>, own: &Range<usize>) -> Range<usize> {
+        let cut = range.clone().find(|&i| {
+            !own.contains(&i) && self.predicates.iter().any(|p| p != own && p.contains(&i))
+        });
+        match cut {
+            Some(c) => range.start..c,
+            None => range,
+        }
+    }
+
+    /// `range` extended over a prepositional phrase right after it that the parser left out of
+    /// every argument ("a slow start | to the day", "a sense | of freedom"): "to", "of",
+    /// "for", "with" or "from" and the noun group after it, up to another verb or a break.
+    fn with_modifier(&self, range: Range<usize>, own: &Range<usize>) -> Range<usize> {
+        let joins = self.word(range.end).is_some_and(|w| {
+            w.class == WordClass::Preposition
+                && !w.clause_break
+                && matches!(w.norm.as_str(), "to" | "of" | "for" | "with" | "from")
+        });
+        if !joins || range.is_empty() {
+            return range;
+        }
+        let mut end = range.end + 1;
+        while self.word(end).is_some_and(|w| {
+            matches!(
+                w.class,
+                WordClass::Determiner | WordClass::Adjective | WordClass::Noun | WordClass::Number
+            ) && !w.clause_break
+                && !self.predicates.iter().any(|p| p != own && p.contains(&end))
+        }) {
+            end += 1;
+        }
+        let has_noun = (range.end + 1..end)
+            .filter_map(|i| self.word(i))
+            .any(|w| w.class == WordClass::Noun);
+        if has_noun { range.start..end } else { range }
+    }
+
+    /// Marks the words of fixed phrases of talk ("to be honest") as covered, so that no
+    /// fragment is read from them.
+    pub(super) fn cover_fillers(&self, covered: &mut [bool]) {
+        for phrase in lexicon::FILLER_PHRASES {
+            let parts: Vec<&str> = phrase.split_whitespace().collect();
+            let n = parts.len();
+            for start in 0..self.words.len().saturating_sub(n.saturating_sub(1)) {
+                let hit = parts
+                    .iter()
+                    .enumerate()
+                    .all(|(k, p)| self.word(start + k).is_some_and(|w| w.norm == *p));
+                if hit {
+                    for c in covered.iter_mut().skip(start).take(n) {
+                        *c = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Joins fragment `p` to the phrase it modifies when a preposition alone separates them
+    /// ("a slow start | to | the day", "a healthy diet | for | the kids"): a prepositional
+    /// phrase the parser left out of the argument before it. Returns whether it was joined.
+    pub(super) fn attach(&self, list: &mut [Phrase], p: &Phrase) -> bool {
+        let Some(first) = self.words.iter().position(|w| w.start == p.start) else {
+            return false;
+        };
+        let Some(prep) = first.checked_sub(1).and_then(|i| self.word(i)) else {
+            return false;
+        };
+        let Some(before) = first.checked_sub(2).and_then(|i| self.word(i)) else {
+            return false;
+        };
+        let joinable = prep.class == WordClass::Preposition
+            && !prep.clause_break
+            && matches!(prep.norm.as_str(), "to" | "of" | "for" | "with" | "from");
+        if !joinable {
+            return false;
+        }
+        let Some(host) = list
+            .iter_mut()
+            .find(|q| q.end == before.end && q.origin != Origin::Fragment)
+        else {
+            return false;
+        };
+        host.end = p.end;
+        host.words.push(prep.norm.clone());
+        host.words.extend(
+            self.words
+                .iter()
+                .filter(|w| w.start >= p.start && w.end <= p.end)
+                .filter(|w| w.class != WordClass::Punctuation)
+                .map(|w| w.norm.clone()),
+        );
+        host.label = host.words.join(" ");
+        true
     }
 
     /// The frame's subject when it is a noun phrase with content ("the creamy texture", not
@@ -208,13 +396,19 @@ impl Reader<'_> {
     }
 
     /// The predicate extended over degree words right after it ("waste less", "froths
-    /// better"), which the parser leaves out of every argument.
+    /// better") and over a particle before "of", "on" or "with" ("running out of charge"),
+    /// which the parser leaves out of every argument.
     fn with_degree(&self, predicate: Range<usize>) -> Range<usize> {
         let mut end = predicate.end;
-        while self
-            .word(end)
-            .is_some_and(|w| lexicon::is_degree_word(&w.norm))
-        {
+        while self.word(end).is_some_and(|w| {
+            lexicon::is_degree_word(&w.norm)
+                || (matches!(w.class, WordClass::Particle | WordClass::Preposition)
+                    && lexicon::is_particle(&w.norm)
+                    && self.word(end + 1).is_some_and(|n| {
+                        matches!(n.norm.as_str(), "of" | "on" | "with")
+                            || n.class == WordClass::Punctuation
+                    }))
+        }) {
             end += 1;
         }
         predicate.start..end
@@ -237,7 +431,9 @@ impl Reader<'_> {
             let wanted = match role {
                 ArgRole::Arg1 | ArgRole::Arg2 | ArgRole::Mnr | ArgRole::Dir | ArgRole::Loc => true,
                 ArgRole::Prp | ArgRole::Tmp if starts_with("for") => true,
-                ArgRole::Tmp => range.start == from && starts_with("the"),
+                ArgRole::Tmp => {
+                    (range.start == from || i > 0) && (starts_with("the") || starts_with("every"))
+                }
                 _ => false,
             } || (linking && i == 0);
             if !wanted || !self.joined(end, range.start) {
@@ -315,6 +511,13 @@ impl Reader<'_> {
             description.push(next.clone());
             end = Some(next.end);
         }
+        // "The main reason is comfort": a subject that only points at the description.
+        let pointer = subject.is_some_and(|s| {
+            s.clone()
+                .filter_map(|i| self.word(i))
+                .any(|w| w.class == WordClass::Noun && lexicon::is_pointer_noun(&w.norm))
+        });
+        let subject = subject.filter(|_| !pointer);
         let subject_phrase =
             subject.and_then(|s| self.phrase(std::slice::from_ref(s), 0..0, Origin::Subject));
         let described = self.phrase(&description, 0..0, Origin::Predicate);
@@ -339,6 +542,8 @@ impl Reader<'_> {
                 origin: Origin::Predicate,
                 shape: super::Shape::Nominal,
                 words,
+                affect: 0,
+                of_product: false,
             };
             return FramePhrases::new(None, Some(joined), None);
         }
@@ -424,6 +629,19 @@ impl Reader<'_> {
             out.push(p);
         }
     }
+}
+
+/// The frame's subject is "it", "they" or "this" alone: in an answer about a product,
+/// what is or has something is the product.
+fn of_product(frame: &SrlFrame) -> bool {
+    frame.arguments.iter().any(|a| {
+        a.span.end <= frame.predicate.start
+            && matches!(a.role, ArgRole::Arg0 | ArgRole::Arg1)
+            && matches!(
+                a.span.text.trim().to_lowercase().as_str(),
+                "it" | "they" | "this" | "these"
+            )
+    })
 }
 
 /// The first object or description after the verb.

@@ -226,6 +226,12 @@ fn embedded_default() -> Result<(), String> {
     for line in &templates {
         println!("    {line}");
     }
+    let kept = turns.len().saturating_sub(templates.len());
+    println!(
+        "  share of model questions kept: {kept} of {} ({:.0}%)",
+        turns.len(),
+        100.0 * kept as f64 / turns.len().max(1) as f64
+    );
     turns.sort();
     let at = |percent: usize| turns[(turns.len() - 1) * percent / 100].as_secs_f64();
     println!(

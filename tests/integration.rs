@@ -23,6 +23,7 @@ mod embed;
 mod embedded_default;
 mod export;
 mod focus_follows;
+mod focus_support;
 mod front_ends;
 mod fuzz_contracts;
 mod fuzz_loaders;

@@ -16,6 +16,7 @@
 
 mod common;
 mod embedded_default;
+mod focus_support;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -494,4 +495,43 @@ fn the_embedded_default_interviews_headless() {
     let _ = gguf();
     let out = embedded_default::run_headless(&db, "local", true, common::CACHE_ROOT);
     embedded_default::check_run(&db, &out);
+}
+
+/// The embedded default follows the respondent: the local model's questions over the same
+/// focus choices as the templates, on the shipped oat milk answers and the held-out laddering
+/// scripts (every interview to its last answer, the new rung followed, no focus three turns
+/// running, no question twice).
+#[test]
+fn the_embedded_default_follows_the_respondent_up_the_ladder() {
+    let _ = gguf();
+    let tmp = tempfile::tempdir().unwrap();
+    let oat = common::example("oat_milk_answers.txt");
+    let mut reports = Vec::new();
+    let turns = focus_support::interview(
+        &tmp.path().join("oat.db"),
+        "oat_milk",
+        &oat,
+        &["--provider", "local"],
+    );
+    reports.push(focus_support::measure(
+        "oat milk answers, local model",
+        "oat_milk",
+        &oat,
+        &turns,
+    ));
+    for (name, concept, path) in focus_support::ladder_scripts() {
+        let turns = focus_support::interview(
+            &tmp.path().join(format!("{name}.db")),
+            &concept,
+            &path,
+            &["--provider", "local"],
+        );
+        reports.push(focus_support::measure(
+            &format!("{name}, local model"),
+            &concept,
+            &path,
+            &turns,
+        ));
+    }
+    focus_support::check(&reports);
 }

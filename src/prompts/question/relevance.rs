@@ -10,8 +10,9 @@
 //! strategy's template, like any failing question.
 //!
 //! The rules, in order: the question speaks to the respondent (`you`, `your`); it does not talk
-//! about the interview itself (`the person`, `the respondent`, `this question`, …); it has no
-//! "are you" + bare verb (`Are you tell me`), no word glued from fragments (`trying-to-expl`)
+//! about the interview itself (`the person`, `the respondent`, `this question`, `I'd like to ask
+//! you`, …); it has no "are you" + bare verb (`Are you tell me`), no word glued from fragments
+//! (`trying-to-expl`), no alternatives left to pick (`used/seen/hear`, `and/or`)
 //! and is not two questions spliced by a comma (`Are you thinking of oat milk, how does that
 //! change your decision?`); what it quotes, the respondent said or a concept is called (no misspelt
 //! "frogs well" for "froths well"); and it shares a content word with what the interview is
@@ -45,6 +46,12 @@ const NARRATION: &[&str] = &[
     // The model answering as the respondent, or telling the respondent what to ask.
     "ask me",
     "you can ask",
+    // The model talking about its own asking, or offering the respondent to learn more.
+    "like to ask you",
+    "want to ask you",
+    "going to ask you",
+    "want to know more",
+    "like to know more",
 ];
 
 /// Verbs that follow "are you" only in a broken sentence (`Are you tell me …`).
@@ -211,6 +218,19 @@ pub fn check_small_model_question(
     {
         return Err(RelevanceProblem::Broken {
             words: glued.to_owned(),
+        });
+    }
+    // Alternatives left for the reader to pick (`used/seen/hear`): a form, not a sentence.
+    if let Some(slashed) = lower.split_whitespace().find(|w| {
+        w.split('/')
+            .filter(|p| p.chars().any(char::is_alphabetic))
+            .count()
+            >= 2
+    }) {
+        return Err(RelevanceProblem::Broken {
+            words: slashed
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_owned(),
         });
     }
     if let Some(words) = spliced(&lower, &words) {
@@ -410,7 +430,22 @@ mod tests {
                 |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "you can ask"),
             ),
         ];
-        for (question, expected) in cases {
+        let more: &[(&str, Expected)] = &[
+            (
+                "If you want to know more about oat milk, I'd like to ask you if you've ever \
+                 used/seen/hear?",
+                |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "like to ask you"),
+            ),
+            (
+                "Have you ever used/seen oat milk in a latte?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "used/seen"),
+            ),
+            (
+                "Do you buy oat milk for taste and/or froth?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "and/or"),
+            ),
+        ];
+        for (question, expected) in cases.iter().chain(more) {
             let problem = check_small_model_question(question, ANCHORS).unwrap_err();
             assert!(expected(&problem), "{question}: {problem}");
         }

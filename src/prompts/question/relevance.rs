@@ -46,6 +46,11 @@ const NARRATION: &[&str] = &[
     // The model answering as the respondent, or telling the respondent what to ask.
     "ask me",
     "you can ask",
+    // The model taking the respondent for the one who asks.
+    "are you asking",
+    "were you asking",
+    "you're asking",
+    "you are asking",
     // The model talking about its own asking, or offering the respondent to learn more.
     "like to ask you",
     "want to ask you",
@@ -60,6 +65,30 @@ const BARE_VERBS: &[&str] = &[
     "see", "explain", "remember", "prefer", "choose", "find", "ask",
 ];
 
+/// First-person words. An interviewer's question uses them only in a request to the
+/// respondent ([`REQUEST_VERBS`] + "me"); anywhere else the model speaks as itself or as the
+/// respondent ("your partner and me do ourselves").
+const FIRST_PERSON: &[&str] = &[
+    "i",
+    "i'm",
+    "i've",
+    "i'd",
+    "i'll",
+    "me",
+    "my",
+    "mine",
+    "myself",
+    "we",
+    "we're",
+    "we've",
+    "us",
+    "our",
+    "ours",
+    "ourselves",
+];
+/// Verbs after which "me" is the interviewer asking for something: "tell me", "walk me
+/// through", "give me an example".
+const REQUEST_VERBS: &[&str] = &["tell", "walk", "help", "show", "give", "let", "remind"];
 /// Words that open a yes/no question.
 const AUXILIARIES: &[&str] = &[
     "am", "are", "is", "was", "were", "do", "does", "did", "can", "could", "would", "will", "have",
@@ -165,6 +194,10 @@ pub enum RelevanceProblem {
     /// "Are you" with a bare verb, or a word glued from fragments.
     #[error("is not a sentence ('{words}')")]
     Broken { words: String },
+    /// A first-person word outside a request to the respondent ("tell me", "walk me
+    /// through"): the model speaking as itself or as the respondent.
+    #[error("speaks as itself or as the respondent ('{words}')")]
+    FirstPerson { words: String },
     /// A yes/no question with a wh-question after a comma: two questions in one sentence.
     #[error("is two questions spliced by a comma ('{words}')")]
     Spliced { words: String },
@@ -236,6 +269,9 @@ pub fn check_small_model_question(
     if let Some(words) = spliced(&lower, &words) {
         return Err(RelevanceProblem::Spliced { words });
     }
+    if let Some(words) = first_person(&lower) {
+        return Err(RelevanceProblem::FirstPerson { words });
+    }
     if anchors.about.is_empty() {
         return Ok(());
     }
@@ -292,6 +328,27 @@ fn words_of(lower: &str) -> Vec<String> {
         .filter(|w| !w.is_empty())
         .map(str::to_owned)
         .collect()
+}
+
+/// The first first-person word outside quotes (what the respondent said may be quoted) that
+/// is not "me" after a request verb, with the word before it.
+fn first_person(lower: &str) -> Option<String> {
+    let outside: String = lower
+        .split(['"', '\u{201c}', '\u{201d}'])
+        .step_by(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words = words_of(&outside);
+    let mut previous: Option<&String> = None;
+    for word in &words {
+        let requested =
+            word == "me" && previous.is_some_and(|p| REQUEST_VERBS.contains(&p.as_str()));
+        if FIRST_PERSON.contains(&word.as_str()) && !requested {
+            return Some(previous.map_or_else(|| word.clone(), |p| format!("{p} {word}")));
+        }
+        previous = Some(word);
+    }
+    None
 }
 
 /// The phrases between double quotes (straight or curly), trimmed, without empty ones.
@@ -441,6 +498,19 @@ mod tests {
                 |p| matches!(p, RelevanceProblem::Broken { words } if words == "used/seen"),
             ),
             (
+                "Are you asking about oat milk as an alternative to dairy milk in general?",
+                |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "are you asking"),
+            ),
+            (
+                "Why is it that when you want to start the day right, your partner and me do \
+                 ourselves?",
+                |p| matches!(p, RelevanceProblem::FirstPerson { words } if words == "and me"),
+            ),
+            (
+                "Why do I like oat milk in your latte?",
+                |p| matches!(p, RelevanceProblem::FirstPerson { words } if words == "do i"),
+            ),
+            (
                 "Do you buy oat milk for taste and/or froth?",
                 |p| matches!(p, RelevanceProblem::Broken { words } if words == "and/or"),
             ),
@@ -461,6 +531,9 @@ mod tests {
             "You mentioned \u{201c}froths well\u{201d}. Why does that matter to you?",
             "When you choose oat milk for your latte, what matters most?",
             "Do you buy oat milk for the froth, or for the taste of your latte?",
+            "Could you walk me through your last latte with oat milk?",
+            "Can you tell me what the froth does for you?",
+            "You said \"froths really well in my latte\". Why does that matter to you?",
         ] {
             assert_eq!(
                 check_small_model_question(question, ANCHORS),

@@ -266,7 +266,12 @@ impl Ports<'_> {
         let mut calls = Vec::new();
         let mut problems = Vec::new();
         for attempt in 0..2 {
-            match self.ask_question(request, turn).await {
+            // A small model's replies are mostly refused by the checks below: its text is
+            // not streamed to the screen, where a refused question would show and then vanish.
+            match self
+                .ask_question(request, turn, anchor_refs.is_none())
+                .await
+            {
                 Ok((question, call)) => {
                     calls.push(call);
                     let asked = self.asked_questions(turn);
@@ -321,16 +326,20 @@ impl Ports<'_> {
         Ok(asked)
     }
 
-    /// Streams a question, forwarding deltas as events, and checks the reply's contract.
+    /// Streams a question, forwarding deltas as events when `show` is set, and checks the
+    /// reply's contract.
     pub(crate) async fn ask_question(
         &self,
         request: &LlmRequest,
         turn: u32,
+        show: bool,
     ) -> Result<(String, CallRecord), PipelineError> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
         let forward = async {
             while let Some(text) = rx.recv().await {
-                self.events.emit(Event::QuestionDelta { turn, text });
+                if show {
+                    self.events.emit(Event::QuestionDelta { turn, text });
+                }
             }
         };
         let (result, ()) = futures::join!(self.services.llm.stream(request, tx), forward);

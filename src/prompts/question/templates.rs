@@ -196,6 +196,8 @@ fn echoed_template(template: &str, lead: &str) -> Option<String> {
         .iter()
         .find(|q| template.contains(**q))
         .map(|q| template.replacen(q, "that", 1))?;
+    // "How would you know that {focus} …" would read "that that".
+    let body = body.replace(" that that ", " that ");
     Some(format!("{lead} {body}"))
 }
 

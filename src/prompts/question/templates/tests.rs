@@ -384,6 +384,18 @@ fn a_focus_from_the_last_answer_is_said_back_in_the_respondents_words() {
         assert!(!asked.contains(&q));
         asked.push(q);
     }
+    // A phrasing that reads "that {focus}" says "that" once.
+    let q = render_after(
+        &strings(&["How would you know that \"{focus}\" had been done well?"]),
+        Some("meals sorted"),
+        3,
+        &[],
+        Some("meals sorted"),
+    );
+    assert_eq!(
+        q,
+        "You mentioned \"meals sorted\". How would you know that had been done well?"
+    );
     // Without a focus there is nothing to say back.
     let q = render_after(templates, None, 3, &[], Some("a calmer mood"));
     assert!(!q.contains("You said"), "{q}");

@@ -4,8 +4,9 @@
 //! Three functions, each with the output contract of the LLM path it replaces:
 //! - [`extract_offline`] (stage 3): concepts in the respondent's own words from the SRL frames
 //!   and tagged words, typed by `MiniLM` similarity against a [`TypeIndex`] of the
-//!   methodology's node types, linked by connectives and causative verbs where the ontology
-//!   permits; returns a [`prompts::Extraction`](crate::prompts::Extraction) whose quotes are
+//!   methodology's node types among those the wording allows (who acts, what the clause opens
+//!   with: `cues`), linked by connectives, causative verbs and the words between neighbouring
+//!   concepts where the ontology permits; returns a [`prompts::Extraction`](crate::prompts::Extraction) whose quotes are
 //!   byte slices of the answer. [`extract_offline_in_context`] also takes the interview topic
 //!   (not a concept on its own) and the graph's concepts (labels reused, probes linked);
 //! - [`score_rubrics_offline`] (stage 6, the LLM signal pool): each rubric scored 1–5 by a
@@ -19,6 +20,7 @@
 //! pipeline. English only, like the SRL it builds on, and heuristic: the module docs of each
 //! part say what its rules get wrong.
 
+mod cues;
 mod extract;
 mod lexicon;
 mod links;

@@ -309,3 +309,60 @@ fn mistakes_in_what_to_analyse_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("only `analyze`"));
 }
+
+/// Words a code a researcher keeps is never named after alone, nor ends with: function words,
+/// connectives, verbs of judging, bare evaluative and time words.
+const NOT_A_CODE: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "so", "because", "which", "that", "this", "it", "means",
+    "mean", "matters", "matter", "is", "are", "was", "to", "of", "for", "with", "in", "on", "at",
+    "me", "my", "i", "important", "good", "great", "nice", "day", "time", "thing", "things",
+    "really", "just", "also", "helps", "makes", "gives", "keeps", "lets", "puts", "annoys",
+    "love", "like", "feels", "one",
+];
+
+/// `analyze` over offline interviews of the shipped answers (the demo interview's ten and the
+/// six study respondents'): every code is a concept phrase, not a function word, connective or
+/// fragment ending in one.
+#[test]
+fn offline_codes_are_concept_phrases() {
+    let (a, b) = study();
+    let tmp = tempfile::tempdir().unwrap();
+    let shipped = tmp.path().join("shipped.sqlite");
+    succeeded(&run_binary(
+        &[&shipped],
+        &[
+            "interview",
+            "--provider",
+            "none",
+            "--concept",
+            "oat_milk",
+            "--max-turns",
+            "11",
+            "--answers",
+            common::example("oat_milk_answers.txt").to_str().unwrap(),
+        ],
+    ));
+    let report: Value = serde_json::from_str(&analyze(
+        &[a, b, &shipped],
+        &["--concept", "oat_milk", "--unfinished", "--format", "json"],
+    ))
+    .unwrap();
+    let codes = report["codes"].as_array().unwrap();
+    assert!(codes.len() >= 10, "{} codes", codes.len());
+    let mut bad = Vec::new();
+    for code in codes {
+        let name = code["name"].as_str().unwrap();
+        let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+        let first = words.first().copied().unwrap_or_default();
+        let last = words.last().copied().unwrap_or_default();
+        let content = words.iter().filter(|w| !NOT_A_CODE.contains(w)).count();
+        if content == 0 || NOT_A_CODE.contains(&last) || ["and", "or", "but"].contains(&first) {
+            bad.push(name.to_owned());
+        }
+    }
+    println!(
+        "codes: {:?}",
+        codes.iter().map(|c| c["name"].as_str().unwrap()).collect::<Vec<_>>()
+    );
+    assert!(bad.is_empty(), "codes a researcher would not keep: {bad:?}");
+}

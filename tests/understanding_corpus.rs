@@ -343,6 +343,7 @@ fn offline_extraction_recall_and_precision_on_the_corpus() {
     let embedder = common::model();
     let offline = Offline::new(&corpus.answers, embedder.as_ref());
     let (mut all, mut oat) = (Tally::default(), Tally::default());
+    let (mut earlier, mut round2) = (Tally::default(), Tally::default());
     for case in &corpus.answers {
         let extraction = offline.extract(case, embedder.as_ref());
         show(case, &extraction);
@@ -358,23 +359,38 @@ fn offline_extraction_recall_and_precision_on_the_corpus() {
         if case.concept == "oat_milk" {
             oat.add(tally);
         }
+        // The second round of development answers, annotated before the rules saw them.
+        if case.id.starts_with("dev2_") {
+            round2.add(tally);
+        } else {
+            earlier.add(tally);
+        }
     }
-    let (whole, oat_only) = (
+    let (whole, oat_only, first, second) = (
         all.line("offline, whole corpus"),
         oat.line("offline, oat milk answers"),
+        earlier.line("offline, answers before round 2"),
+        round2.line("offline, dev additions round 2"),
     );
-    println!("{whole}\n{oat_only}");
+    println!("{whole}\n{oat_only}\n{first}\n{second}");
     // Floors a little below the figures measured when the corpus was written (see the
     // report in the README): a regression in the extractor fails here.
-    assert!(all.concept_recall() >= 0.9, "{whole}");
-    assert!(all.concept_precision() >= 0.85, "{whole}");
-    assert!(all.typed_recall() >= 0.5, "{whole}");
-    assert!(all.typed_precision() >= 0.48, "{whole}");
-    assert!(all.link_recall() >= 0.23, "{whole}");
-    assert!(all.link_precision() >= 0.48, "{whole}");
+    assert!(all.concept_recall() >= 0.85, "{whole}");
+    assert!(all.concept_precision() >= 0.86, "{whole}");
+    assert!(all.typed_recall() >= 0.61, "{whole}");
+    assert!(all.typed_precision() >= 0.62, "{whole}");
+    assert!(all.link_recall() >= 0.35, "{whole}");
+    assert!(all.link_precision() >= 0.55, "{whole}");
     assert!(oat.concept_recall() >= 0.95, "{oat_only}");
-    assert!(oat.typed_recall() >= 0.68, "{oat_only}");
-    assert!(oat.link_recall() >= 0.44, "{oat_only}");
+    assert!(oat.typed_recall() >= 0.72, "{oat_only}");
+    assert!(oat.link_recall() >= 0.6, "{oat_only}");
+    // The second round was annotated before the rules were tuned on it.
+    assert!(round2.concept_recall() >= 0.8, "{second}");
+    assert!(round2.concept_precision() >= 0.84, "{second}");
+    assert!(round2.typed_recall() >= 0.63, "{second}");
+    assert!(round2.link_recall() >= 0.36, "{second}");
+    assert!(round2.link_precision() >= 0.62, "{second}");
+    assert!(earlier.concept_recall() >= 0.92, "{first}");
 }
 
 /// The held-out corpus, scored the same way and reported apart: the rules were never tuned on
@@ -438,9 +454,9 @@ impl Floors {
 const HELDOUT_FLOORS: Floors = Floors {
     concept_recall: 0.80,
     concept_precision: 0.46,
-    type_accuracy: 0.38,
-    link_recall: 0.03,
-    link_precision: 0.08,
+    type_accuracy: 0.50,
+    link_recall: 0.07,
+    link_precision: 0.11,
 };
 
 #[test]

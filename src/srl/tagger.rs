@@ -140,7 +140,7 @@ impl Ctx<'_> {
         if let Some(tag) = self.contextual(w).or_else(|| closed_class(w, self)) {
             return tag;
         }
-        if words::is_adjective(w) && !self.verb_slot() {
+        if words::is_adjective(w) && !self.verb_slot() && !self.perfect_participle(w) {
             return Tag::Adj;
         }
         if let Some(reading) = lexicon::verb(w) {
@@ -293,6 +293,15 @@ impl Ctx<'_> {
         }
     }
 
+    /// After "have" a participle is the perfect's verb, not an adjective ("I've lost five
+    /// kilos").
+    fn perfect_participle(&self, w: &str) -> bool {
+        let have = self
+            .prev_skipping(|t| matches!(t, Tag::Adv | Tag::Neg))
+            .is_some_and(|p| self.tag_at(p) == Tag::Aux && lexicon::is_have(self.norm_at(p)));
+        have && lexicon::verb(w).is_some_and(|r| r.form.participial())
+    }
+
     /// Whether the pronoun at `p` reads as a subject.
     fn is_subject_at(&self, p: usize) -> bool {
         let n = self.norm_at(p);
@@ -372,6 +381,13 @@ mod tests {
         assert_eq!(tags("the charging station"), [Det, Noun, Noun]);
         assert_eq!(tags("it froths well"), [Pron, Verb, Adv]);
         assert_eq!(tags("I don't like it"), [Pron, Aux, Neg, Verb, Pron]);
+    }
+
+    #[test]
+    fn a_participle_after_have_is_the_verb() {
+        use Tag::*;
+        assert_eq!(tags("I've lost five kilos")[2], Verb);
+        assert_eq!(tags("it was lost")[2], Adj, "after 'be' it still describes");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Stage 3 without a model: the answer's phrases typed by `MiniLM` similarity and linked by its
 //! connectives, returned as the same [`Extraction`] the LLM path parses.
 //!
-//! One embedding call per answer embeds every candidate label. Confidence is derived, not
+//! One embedding call per answer embeds every candidate label; a phrase's type is the nearest
+//! among those its wording allows (`cues`), or among all types when no cue applies.
+//! Confidence is derived, not
 //! guessed: 0.6 for any phrase, +0.1 when it fills a syntactic role of a frame (subject,
 //! predicate, object or description) rather than being a fragment, +0.1 when its type wins by
 //! a clear margin ([`CLEAR_TYPE_MARGIN`]), so 0.6–0.8. Stance comes from the affect lexicon
@@ -13,6 +15,7 @@ use crate::graph::surface::{ExtractedConcept, ExtractedRelationship, norm};
 use crate::prompts::Extraction;
 use crate::srl::{self, SrlAnalysis};
 
+use super::cues::{self, Cue};
 use super::lexicon;
 use super::links::{self, Node};
 use super::phrases::{self, Origin, Phrase};
@@ -117,10 +120,20 @@ pub fn extract_offline_in_context(
         }
         let best = vectors.next().and_then(|v| {
             let property = phrase.of_product && types.has_type(PROPERTY_TYPE);
-            if property {
-                types.classify_among(&v, |t| t == PROPERTY_TYPE)
+            let cued: Vec<&str> = if property {
+                vec![PROPERTY_TYPE]
             } else {
+                cues::candidates(&Cue::read(&words, phrase.start, phrase.end), |t| {
+                    types.has_type(t)
+                })
+                .into_iter()
+                .filter(|t| types.has_type(t))
+                .collect()
+            };
+            if cued.is_empty() {
                 types.classify_shaped(&v, phrase.shape)
+            } else {
+                types.classify_among(&v, |t| cued.contains(&t))
             }
         });
         if let (Some(t), Some(slot)) = (best, index_of.get_mut(i)) {
@@ -204,7 +217,7 @@ fn assemble(
         });
     }
     let mut relationships: Vec<ExtractedRelationship> =
-        links::find(input.methodology, analysis, &nodes, causal)
+        links::find(input.methodology, analysis, &nodes, causal, input.answer)
             .into_iter()
             .filter_map(|link| {
                 Some(ExtractedRelationship {
@@ -217,7 +230,12 @@ fn assemble(
             .filter(|r| norm(&r.source) != norm(&r.target))
             .collect();
     if let Some(probe) = probe_link(input, context, &nodes, &finals) {
-        relationships.push(probe);
+        let stated = relationships.iter().any(|r| {
+            norm(&r.source) == norm(&probe.source) && norm(&r.target) == norm(&probe.target)
+        });
+        if !stated {
+            relationships.push(probe);
+        }
     }
     Extraction {
         concepts,

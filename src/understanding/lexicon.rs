@@ -181,7 +181,8 @@ const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it it
 const EVALUATIVE_WORDS: &str = "important alright fine okay ok good great nice bad sick \
     lovely worth key crucial essential vital huge big main honest true right wrong \
     reason point thing things matter fact question answer idea truth deal part bit problem \
-    issue case sense back comes asking bits looking";
+    issue case sense back comes asking bits looking nightmare pointless crazy awful terrible \
+    brilliant amazing ridiculous annoying";
 
 /// Nouns that only point at what follows them in a copular sentence ("the main reason is
 /// comfort", "the problem is the queue"): the description is the concept.
@@ -191,7 +192,8 @@ const POINTER_NOUNS: &str = "reason point thing problem issue answer idea truth 
 /// Words of time that are no concept on their own ("day", "morning"), only the scene of one.
 const TIME_WORDS: &str = "day days morning mornings evening evenings night nights week weeks \
     month months year years time times today tonight yesterday tomorrow weekend weekends hour \
-    hours minute minutes moment now then";
+    hours minute minutes moment now then early late halfway monday tuesday wednesday thursday \
+    friday saturday sunday";
 
 /// Number words ("twenty", "fifteen"): alone they are an amount, not a concept.
 const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
@@ -245,6 +247,25 @@ pub(super) fn affect_verb(lemma: &str) -> i8 {
     } else {
         i8::from(listed(POSITIVE_AFFECT_VERBS, lemma))
     }
+}
+
+/// Verbs that need what follows them to say anything ("tried", "noticed", "told"): a label
+/// that ends on one lost its complement.
+const COMPLEMENT_VERBS: &str = "try tries tried trying notice noticed notices see saw seen \
+    tell told say said feel felt feeling want wanted need needed seem seemed mind minded \
+    keep keeps kept make makes made let lets help helps helped";
+
+/// Verbs that say what something means or how much it matters: the relation between two
+/// concepts, never part of one ("being focused at work means …", "… matters because …").
+const JUDGING_VERBS: &str = "means mean meant matters matter mattered";
+
+/// Whether `word` is a verb of meaning or mattering (see [`JUDGING_VERBS`]).
+pub(super) fn is_judging_verb(word: &str) -> bool {
+    listed(JUDGING_VERBS, word)
+}
+
+pub(super) fn needs_complement(word: &str) -> bool {
+    listed(COMPLEMENT_VERBS, word)
 }
 
 pub(super) fn is_time_span_word(word: &str) -> bool {

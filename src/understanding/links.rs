@@ -15,6 +15,12 @@
 //! for `triggers`); a causal connective never yields a pure sequence edge (`preceded`, whose
 //! description speaks of what "happened before"), and a temporal one prefers it. Contrast,
 //! concession and addition link nothing.
+//!
+//! Where the parser relates nothing, the words between two neighbouring concepts can: "so"
+//! before a clause, "because" inside the sentence, "that means" or "which lets me", a pointing
+//! "that" right before the second concept, "then" or "after that", and in a story a bare "and"
+//! (sequence edges only). "after" followed by a span of time ("after about an hour they …")
+//! orders the rest later, not first.
 
 use crate::config::{EdgeType, Methodology};
 use crate::srl::{DiscourseRelation, RelationKind, Span, SrlAnalysis};
@@ -55,6 +61,7 @@ pub(super) fn find(
     analysis: &SrlAnalysis,
     nodes: &[Node<'_>],
     causal: &[CausalPair],
+    answer: &str,
 ) -> Vec<Link> {
     let mut links: Vec<Link> = Vec::new();
     for relation in &analysis.discourse_relations {
@@ -80,7 +87,122 @@ pub(super) fn find(
             add(&mut links, link);
         }
     }
+    for (i, (kind, marker)) in gap_cues(nodes, answer) {
+        let next = i + 1;
+        let linked = links
+            .iter()
+            .any(|l| (l.source == i && l.target == next) || (l.source == next && l.target == i));
+        if linked {
+            continue;
+        }
+        let pair = kind.natural(i, next);
+        if let Some(mut link) = decide(methodology, nodes, pair, &kind, marker) {
+            link.confidence = GAP_CONFIDENCE;
+            add(&mut links, link);
+        }
+    }
     links
+}
+
+/// Confidence of a link read from the words between two neighbouring concepts, which the
+/// parser did not relate.
+const GAP_CONFIDENCE: f64 = 0.55;
+
+/// Words between two neighbouring concepts that state how they relate, when the parser found
+/// no relation: "so" before a new clause, a verb of bringing about ("that means", "which
+/// lets me"), "because", or narration ("and then", "after that", "and"). Yields the index of
+/// the first concept of each pair, the kind of link and the marker.
+///
+/// Gets wrong: "and" is read as narration only where the ontology has a sequence edge for the
+/// pair, so two events merely listed become a sequence; a concept left out between the two
+/// makes the link skip it.
+fn gap_cues(nodes: &[Node<'_>], answer: &str) -> Vec<(usize, (LinkKind, &'static str))> {
+    let mut out = Vec::new();
+    for (i, pair) in nodes.windows(2).enumerate() {
+        let [a, b] = pair else { continue };
+        if b.phrase.start < a.phrase.end {
+            continue;
+        }
+        let gap = answer
+            .get(a.phrase.end..b.phrase.start)
+            .unwrap_or_default()
+            .to_lowercase();
+        let words: Vec<&str> = gap
+            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .filter(|w| !w.is_empty())
+            .collect();
+        if words.len() > GAP_WORDS {
+            continue;
+        }
+        let sentence_break = gap.contains(['.', '?', '!']);
+        if let Some(cue) = gap_cue(&words, sentence_break) {
+            out.push((i, cue));
+        }
+    }
+    out
+}
+
+/// Most words between two concepts for a gap cue to relate them.
+const GAP_WORDS: usize = 10;
+
+/// The cue of one gap's words; `sentence_break` tells whether a new sentence starts in it.
+fn gap_cue(words: &[&str], sentence_break: bool) -> Option<(LinkKind, &'static str)> {
+    let has = |w: &str| words.contains(&w);
+    // "so" before a clause, not "so" as a degree word right before the concept ("so quiet").
+    let result_so = words
+        .iter()
+        .position(|w| *w == "so")
+        .is_some_and(|at| at + 1 < words.len());
+    // A "because" that opens the next sentence explains that sentence's own clause.
+    if !sentence_break && (has("because") || has("cause")) {
+        return Some((LinkKind::Reason, "because"));
+    }
+    if result_so {
+        return Some((LinkKind::Consequence, "so"));
+    }
+    // "It gives me …" after a full stop is said of the topic; "that means", "which lets me"
+    // point back at what was just said.
+    let bringing = [
+        "means",
+        "meant",
+        "lets",
+        "let",
+        "makes",
+        "made",
+        "helps",
+        "helped",
+        "keeps",
+        "gives",
+        "therefore",
+        "why",
+    ];
+    let pointed = |at: usize| {
+        !sentence_break
+            || at
+                .checked_sub(1)
+                .and_then(|p| words.get(p))
+                .is_some_and(|p| matches!(*p, "that" | "this" | "which" | "that's"))
+    };
+    if let Some(verb) = bringing
+        .iter()
+        .find(|v| words.iter().position(|w| w == *v).is_some_and(pointed))
+    {
+        return Some((LinkKind::Causative, verb));
+    }
+    // "…, and that money goes into …", ". That cost about …": a pointing subject right before
+    // the concept makes it what the previous one brought about.
+    if words
+        .last()
+        .is_some_and(|w| matches!(*w, "that" | "this" | "which"))
+    {
+        return Some((LinkKind::Causative, ""));
+    }
+    let sequence = ["then", "after", "afterwards", "eventually", "later"];
+    if let Some(m) = sequence.iter().find(|m| has(m)) {
+        return Some((LinkKind::Sequence { arg2_first: false }, m));
+    }
+    // A bare "and" in one sentence is narration, for sequence edges only (no marker quoted).
+    (!sentence_break && has("and")).then_some((LinkKind::Sequence { arg2_first: false }, ""))
 }
 
 /// The first argument of `relation`, or, when that is itself the subordinate clause of a
@@ -110,6 +232,20 @@ fn add(links: &mut Vec<Link>, link: Link) {
     }
 }
 
+/// "after about an hour they put us on …", "after that": a span of time or a pointer after
+/// "after" says when the rest happened, so the rest comes later, not first.
+fn opens_with_a_span(text: &str) -> bool {
+    let first = text
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .unwrap_or_default();
+    matches!(
+        first.as_str(),
+        "that" | "this" | "about" | "a" | "an" | "some"
+    ) || super::lexicon::is_number_word(&first)
+}
+
 /// How a relation links its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum LinkKind {
@@ -133,7 +269,8 @@ impl LinkKind {
                 let arg2_first = matches!(
                     marker.as_str(),
                     "after" | "once" | "when" | "whenever" | "since" | "as soon as"
-                );
+                ) && !(marker == "after"
+                    && opens_with_a_span(&relation.arg2.text));
                 Some(Self::Sequence { arg2_first })
             }
             RelationKind::Contrast | RelationKind::Concession | RelationKind::Addition => None,
@@ -358,6 +495,36 @@ mod tests {
             choose_edge(&mec, "terminal_value", "attribute", &reason, "because").is_none(),
             "revises (wildcard only) is never inferred"
         );
+    }
+
+    #[test]
+    fn words_between_neighbours_state_the_relation() {
+        let kind = |words: &[&str], stop: bool| gap_cue(words, stop).map(|(k, _)| k);
+        assert_eq!(kind(&["so", "i"], false), Some(LinkKind::Consequence));
+        assert_eq!(kind(&["it's", "so"], false), None, "a degree word");
+        assert_eq!(kind(&["because", "the"], false), Some(LinkKind::Reason));
+        assert_eq!(
+            kind(&["because", "we", "had", "a"], true),
+            None,
+            "a 'because' opening the next sentence explains that sentence"
+        );
+        assert_eq!(
+            kind(&["and", "that", "means", "i"], false),
+            Some(LinkKind::Causative)
+        );
+        assert_eq!(
+            kind(&["it", "gives", "me", "a"], true),
+            None,
+            "said of the topic"
+        );
+        assert_eq!(kind(&["that"], true), Some(LinkKind::Causative));
+        assert_eq!(
+            kind(&["and", "then"], false),
+            Some(LinkKind::Sequence { arg2_first: false })
+        );
+        assert_eq!(kind(&["and", "i"], true), None);
+        assert!(opens_with_a_span("about an hour they put us on"));
+        assert!(!opens_with_a_span("the call I messaged my manager"));
     }
 
     #[test]

@@ -28,7 +28,9 @@
 //! out" has no particle, "ended up ringing the helpline" loses its object), the phrase is cut
 //! or missing. Pronoun subjects are never resolved ("that helps me …" links nothing), and a
 //! link between sentences needs a connective; `tests/corpus/extraction.yaml` measures how
-//! often this matters.
+//! often this matters. Scraps are dropped by their grammar, which also drops a real concept
+//! of that shape: a lone adverb ("early"), a label ending on a verb whose complement was cut
+//! ("nurse noticed"), one verb said of "it" ("so it doesn't happen again"), "ended up".
 
 mod label;
 mod reader;
@@ -151,7 +153,7 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             continue;
         }
         reader.mark(&mut covered, frame);
-        if lexicon::is_filler_verb(&frame.lemma) {
+        if lexicon::is_filler_verb(&frame.lemma) && !asks_for_something(frame) {
             continue;
         }
         let read = reader.frame(frame);
@@ -193,6 +195,15 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
     });
     order(&mut out);
     out
+}
+
+/// "asked for the manager" is an act, not a verb of saying that frames another clause.
+fn asks_for_something(frame: &crate::srl::SrlFrame) -> bool {
+    frame.lemma == "ask"
+        && frame.arguments.iter().any(|a| {
+            a.span.start >= frame.predicate.end
+                && a.span.text.trim().to_lowercase().starts_with("for ")
+        })
 }
 
 /// Byte ranges of clauses that only say when something held ("once it's open").
@@ -515,6 +526,29 @@ mod tests {
                 cause: 0,
                 effect: 1
             }]
+        );
+    }
+
+    #[test]
+    fn scraps_of_narration_are_no_concepts() {
+        // A lone adverb, a verb said of "it", a verb whose complement was cut.
+        assert_eq!(
+            labels("I answered the questions and left early."),
+            ["answered the questions"]
+        );
+        assert!(
+            labels("I set up alerts so it doesn't happen again.")
+                .iter()
+                .all(|l| l != "not happen")
+        );
+        assert_eq!(
+            labels("I asked for the manager."),
+            ["asked for the manager"]
+        );
+        assert!(
+            labels("Eventually a nurse noticed he'd gone pale.")
+                .iter()
+                .all(|l| l != "nurse noticed")
         );
     }
 

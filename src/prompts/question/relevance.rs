@@ -487,7 +487,16 @@ mod tests {
                 |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "you can ask"),
             ),
         ];
-        let more: &[(&str, Expected)] = &[
+        for (question, expected) in cases {
+            let problem = check_small_model_question(question, ANCHORS).unwrap_err();
+            assert!(expected(&problem), "{question}: {problem}");
+        }
+    }
+
+    /// Seen in live interviews on the embedded model after the rules above.
+    #[test]
+    fn role_confusion_alternatives_and_first_person_fail() {
+        let cases: &[(&str, Expected)] = &[
             (
                 "If you want to know more about oat milk, I'd like to ask you if you've ever \
                  used/seen/hear?",
@@ -515,7 +524,7 @@ mod tests {
                 |p| matches!(p, RelevanceProblem::Broken { words } if words == "and/or"),
             ),
         ];
-        for (question, expected) in cases.iter().chain(more) {
+        for (question, expected) in cases {
             let problem = check_small_model_question(question, ANCHORS).unwrap_err();
             assert!(expected(&problem), "{question}: {problem}");
         }

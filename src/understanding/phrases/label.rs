@@ -47,6 +47,16 @@ impl Reader<'_> {
     }
 
     fn finish(&self, kept: &[usize], origin: Origin) -> Option<Phrase> {
+        // A verb of meaning or mattering relates this phrase to the next one ("having
+        // energy means …", "… matters because …"): it is never the end of a concept.
+        let end = kept
+            .iter()
+            .rposition(|&i| {
+                self.word(i)
+                    .is_none_or(|w| !lexicon::is_judging_verb(&w.norm))
+            })
+            .map_or(0, |p| p + 1);
+        let kept = kept.get(..end)?;
         let first = *kept.first()?;
         let last = *kept.last()?;
         let words: Vec<String> = kept
@@ -54,7 +64,7 @@ impl Reader<'_> {
             .filter_map(|&i| self.word(i))
             .map(|w| w.norm.clone())
             .collect();
-        if !worth_a_concept(&words) {
+        if !worth_a_concept(&words) || self.no_content_of_its_own(kept) {
             return None;
         }
         let start = self.word(first)?.start;
@@ -87,6 +97,55 @@ impl Reader<'_> {
 
     /// The indices of `indices` that belong in a label: comparison tails cut ("better than
     /// dairy" → "better"), "a bit" and "a lot of" dropped, then [`keeps`] per word.
+    /// A lone adverb ("early", "halfway") says how or when something happened, and "ended
+    /// up" only that it did: neither is a concept.
+    fn no_content_of_its_own(&self, kept: &[usize]) -> bool {
+        let words: Vec<&TaggedWord> = kept.iter().filter_map(|&i| self.word(i)).collect();
+        if open_verb(&words) || self.pronoun_event(kept, &words) {
+            return true;
+        }
+        match words.as_slice() {
+            // The tagger reads a sentence's first noun before its verb as an adverb
+            // ("Family matters").
+            [one] => {
+                let opens_sentence = kept.first().is_some_and(|&i| {
+                    i.checked_sub(1)
+                        .and_then(|p| self.word(p))
+                        .is_none_or(|p| p.sentence != one.sentence)
+                });
+                one.class == WordClass::Adverb && !opens_sentence
+            }
+            [verb, up] => {
+                matches!(verb.norm.as_str(), "end" | "ended" | "ends" | "ending") && up.norm == "up"
+            }
+            _ => false,
+        }
+    }
+
+    /// One verb said of "it", "that" or "this" ("so it doesn't happen again"): the event is
+    /// whatever the pronoun stands for, not a concept of its own.
+    fn pronoun_event(&self, kept: &[usize], words: &[&TaggedWord]) -> bool {
+        let content: Vec<&&TaggedWord> = words
+            .iter()
+            .filter(|w| w.class != WordClass::Negation)
+            .collect();
+        let [verb] = content.as_slice() else {
+            return false;
+        };
+        if verb.class != WordClass::Verb {
+            return false;
+        }
+        let subject = kept.first().and_then(|&first| {
+            (0..first).rev().filter_map(|i| self.word(i)).find(|w| {
+                !matches!(
+                    w.class,
+                    WordClass::Auxiliary | WordClass::Negation | WordClass::Adverb
+                )
+            })
+        });
+        subject.is_some_and(|s| matches!(s.norm.as_str(), "it" | "that" | "this"))
+    }
+
     fn label_words(&self, indices: &[usize], verb: &Range<usize>) -> Vec<usize> {
         let mut kept: Vec<usize> = Vec::new();
         let mut previous: Option<&TaggedWord> = None;
@@ -197,7 +256,9 @@ fn keeps(w: &TaggedWord, at_start: bool) -> bool {
         WordClass::Punctuation | WordClass::Subordinator => false,
         WordClass::Negation => true,
         WordClass::Auxiliary => norm == "being",
-        WordClass::Pronoun => !at_start && matches!(norm, "me" | "us" | "them" | "myself"),
+        WordClass::Pronoun => {
+            !at_start && matches!(norm, "me" | "us" | "them" | "myself" | "him" | "her")
+        }
         WordClass::Determiner => {
             norm == "no" || (!at_start && !matches!(norm, "this" | "that" | "these" | "those"))
         }
@@ -210,6 +271,23 @@ fn keeps(w: &TaggedWord, at_start: bool) -> bool {
         | WordClass::Particle => {
             !lexicon::is_intensifier(norm) && !lexicon::is_hedge(norm) && norm != "'s"
         }
+    }
+}
+
+/// A label that ends on a verb whose complement is missing ("colleague tried", "nurse
+/// noticed", "go home feeling", "not mind"), or on such a verb and its object pronoun ("keeps
+/// me", "makes us"): the rest was cut away, and what is left names nothing.
+fn open_verb(words: &[&TaggedWord]) -> bool {
+    let needs = |w: &&TaggedWord| w.class == WordClass::Verb && lexicon::needs_complement(&w.norm);
+    match words {
+        [.., verb, object]
+            if object.class == WordClass::Pronoun
+                && matches!(object.norm.as_str(), "me" | "us" | "them" | "him" | "her") =>
+        {
+            needs(verb)
+        }
+        [_, .., last] => needs(last),
+        _ => false,
     }
 }
 

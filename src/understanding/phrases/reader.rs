@@ -112,7 +112,9 @@ impl Reader<'_> {
             .or_else(|| after.first().map(|(_, r)| r.clone()))
             .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()));
         let result = lexicon::is_result_verb(lemma) && self.ends_in_participle(object.as_ref());
-        if lexicon::is_light_verb(lemma) && !result {
+        // "got to the airport": a light verb of motion keeps its direction.
+        let motion = after.first().is_some_and(|(role, _)| *role == ArgRole::Dir);
+        if lexicon::is_light_verb(lemma) && !result && !motion {
             if let Some(object) = content_object {
                 let mut main = alone(object, Origin::Predicate);
                 if let Some(m) = main

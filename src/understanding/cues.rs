@@ -1,0 +1,446 @@
+//! Typing cues a researcher reads off the wording before meaning: who acts, what the clause
+//! opens with, and a few words that mark a level of the ladder or a part of a story.
+//!
+//! `MiniLM` similarity alone types short phrases poorly (a phrase is nearer to an example that
+//! shares its nouns than to one at the same level), so a cue first narrows the types a phrase
+//! may take, and similarity decides among them:
+//! - means-end chains: "being a …" or "kind of person" is a way of being, "care about", "live
+//!   for", self-respect or achievement an end in itself, a feeling or how others see the
+//!   respondent a psychosocial consequence; a phrase with no verb a property, any other verb
+//!   phrase a practical consequence;
+//! - critical incidents: "should", "next time" a lesson; a feeling a reaction; a reason the
+//!   respondent gives about others ("because the app hadn't updated") an attribution, about
+//!   themselves the context; a loss or "in the end" an outcome; the respondent's own verb an
+//!   action, another actor's an event;
+//! - jobs to be done: "has to", "something I could" a criterion; a feeling to reach or avoid
+//!   the emotional job, being seen by others the social job; a struggle a pain point; a
+//!   solution used, tried or switched to a competing solution; a time, place or "when" the
+//!   context; "need to", "trying to" the functional job.
+//!
+//! # Limits
+//!
+//! The cue words are English and few; a phrase with none is left to similarity alone. Who acts
+//! is read from the last pronoun before the phrase in its clause, so "he gave me a refund"
+//! counts as another's event even where the researcher sees an action taken for the
+//! respondent, and an unresolved "it" is someone else.
+
+use crate::srl::{TaggedWord, WordClass};
+
+use super::lexicon;
+
+/// Who the clause of a phrase is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Actor {
+    /// "I", "we".
+    Speaker,
+    /// "me", "us": the respondent undergoes what the clause says ("lets me focus").
+    Experiencer,
+    /// A third person or a named thing ("the van pulled out", "they told us").
+    Other,
+    /// No subject before the phrase.
+    Unknown,
+}
+
+/// What typing reads around one phrase.
+#[derive(Debug)]
+pub(super) struct Cue {
+    /// Words of the clause before the phrase, from the connective or break that opens it.
+    lead: Vec<String>,
+    /// Words of the phrase's quote.
+    words: Vec<String>,
+    /// The phrase has a verb.
+    verbal: bool,
+    actor: Actor,
+    /// The phrase lies in the answer's last sentence.
+    last_sentence: bool,
+}
+
+/// Most words a clause's opening is read back over.
+const LEAD_WORDS: usize = 8;
+
+impl Cue {
+    /// The cue of the phrase quoted by bytes `start..end` of the answer `words` were tagged
+    /// from.
+    pub(super) fn read(words: &[TaggedWord], start: usize, end: usize) -> Self {
+        let inside: Vec<&TaggedWord> = words
+            .iter()
+            .filter(|w| w.start >= start && w.end <= end)
+            .collect();
+        let first = words.iter().position(|w| w.start >= start);
+        let sentence = inside.first().map_or(0, |w| w.sentence);
+        // The clause before the phrase, and for who acts, the clause before a coordinating
+        // "and" too: "I panicked and | unplugged the cable" shares its subject.
+        let mut lead: Vec<&TaggedWord> = Vec::new();
+        let mut reach: Vec<&TaggedWord> = Vec::new();
+        // Only a phrase that opens on its verb shares the subject before "and".
+        let shares_subject = inside.first().is_some_and(|w| w.class == WordClass::Verb);
+        let mut closed = false;
+        if let Some(first) = first {
+            for w in words.get(..first).unwrap_or_default().iter().rev() {
+                if w.sentence != sentence || w.clause_break || reach.len() >= LEAD_WORDS {
+                    break;
+                }
+                reach.push(w);
+                if !closed {
+                    lead.push(w);
+                }
+                match w.class {
+                    WordClass::Subordinator => break,
+                    WordClass::Conjunction if !shares_subject => break,
+                    WordClass::Conjunction => closed = true,
+                    _ => {}
+                }
+            }
+        }
+        lead.reverse();
+        reach.reverse();
+        let own_subject = inside.first().is_some_and(|w| w.class == WordClass::Noun)
+            && inside
+                .iter()
+                .skip(1)
+                .any(|w| matches!(w.class, WordClass::Verb | WordClass::Auxiliary));
+        let actor = if own_subject {
+            Actor::Other
+        } else {
+            // The nearest pronoun or noun before the phrase is who the clause is about.
+            // A noun counts only with a verb after it: one right before the phrase belongs to
+            // its noun group ("two | electric heaters").
+            let mut verb_seen = false;
+            reach
+                .iter()
+                .rev()
+                .find_map(|w| match (w.norm.as_str(), w.class) {
+                    ("i" | "we", _) => Some(Actor::Speaker),
+                    ("me" | "us" | "myself", _) => Some(Actor::Experiencer),
+                    (_, WordClass::Verb | WordClass::Auxiliary) => {
+                        verb_seen = true;
+                        None
+                    }
+                    (_, WordClass::Noun) if verb_seen => Some(Actor::Other),
+                    (
+                        "he" | "she" | "they" | "it" | "nobody" | "someone" | "everyone" | "him"
+                        | "her" | "them",
+                        _,
+                    ) => Some(Actor::Other),
+                    _ => None,
+                })
+                .unwrap_or(Actor::Unknown)
+        };
+        let last = words.last().map_or(0, |w| w.sentence);
+        Self {
+            lead: lead.iter().map(|w| w.norm.clone()).collect(),
+            words: inside.iter().map(|w| w.norm.clone()).collect(),
+            verbal: inside.iter().any(|w| w.class == WordClass::Verb),
+            actor,
+            last_sentence: sentence == last,
+        }
+    }
+
+    fn says(&self, list: &str) -> bool {
+        self.words.iter().any(|w| listed(list, w))
+    }
+
+    fn opens(&self, list: &str) -> bool {
+        self.lead.iter().any(|w| listed(list, w))
+    }
+
+    /// Lead and phrase contain `phrase` as consecutive words.
+    fn has(&self, phrase: &str) -> bool {
+        let all: Vec<&str> = self
+            .lead
+            .iter()
+            .chain(&self.words)
+            .map(String::as_str)
+            .collect();
+        let parts: Vec<&str> = phrase.split_whitespace().collect();
+        !parts.is_empty() && all.windows(parts.len()).any(|w| w == parts.as_slice())
+    }
+
+    fn feeling(&self) -> bool {
+        self.says(FEELINGS)
+            || self.words.first().is_some_and(|w| listed(FEEL_VERBS, w))
+            || self.opens(FEEL_VERBS)
+    }
+
+    /// The respondent is in the clause ("I", "me", "we", "us"): what it says happens to them.
+    fn respondent(&self) -> bool {
+        matches!(self.actor, Actor::Speaker | Actor::Experiencer)
+    }
+
+    /// A description of the respondent after "I'm", "to be" ("I'm much more patient").
+    fn state_of_respondent(&self) -> bool {
+        let copula = self
+            .lead
+            .iter()
+            .rev()
+            .take(3)
+            .any(|w| matches!(w.as_str(), "am" | "'m" | "be" | "was" | "were" | "are"));
+        copula && self.actor == Actor::Speaker
+    }
+
+    fn negative(&self) -> bool {
+        self.words.iter().any(|w| lexicon::is_negative(w))
+            || self.says(STRUGGLES)
+            || self.has("run out")
+            || self.has("ran out")
+    }
+}
+
+/// Words naming a feeling or a state of mind.
+const FEELINGS: &str = "proud guilty confident anxious stressed relaxed calm calmer mood \
+    embarrassed happy happier sad lonely invisible panicked panic furious angry livid shocked \
+    stunned relieved scared terrified confused frustrated gutted sank blank maddening \
+    nervous worried jittery ashamed awkward presentable difficult";
+/// Verbs that open a feeling ("feel proud", "felt invisible").
+const FEEL_VERBS: &str = "feel feels felt feeling";
+/// Words of a struggle in getting something done.
+const STRUGGLES: &str = "took kept nobody stranger broke broken fees charging hassle \
+    guilty judge waste wasted slow expensive nightmare pointless never late";
+/// Words of what a story came to.
+const LOSSES: &str = "missed lost cost failed resit contract fined never";
+/// Words of an end in itself.
+const ENDS: &str = "respect respecting achieved achievement accomplishment planet freedom \
+    security happiness community family";
+/// Verbs of using, trying or switching to a solution.
+const HIRING: &str = "use used using tried try switched moved ordered ordering bought went \
+    hired grab grabbed instead rather";
+/// Words of a time, place or occasion.
+const SETTINGS: &str = "monday tuesday wednesday thursday friday saturday sunday weekend \
+    morning evening night commute train bus shifts minute office";
+/// Words of being seen by others.
+const SEEN: &str = "look seen impress thought";
+
+fn listed(list: &str, word: &str) -> bool {
+    list.split_whitespace().any(|w| w == word)
+}
+
+/// The node types a cue allows, most likely first; empty when no cue applies. Only types of
+/// the shipped ontologies are named: a methodology without them gets no cue.
+pub(super) fn candidates(cue: &Cue, has: impl Fn(&str) -> bool) -> Vec<&'static str> {
+    if has("terminal_value") {
+        ladder(cue)
+    } else if has("incident_event") {
+        incident(cue)
+    } else if has("functional_job") {
+        job(cue)
+    } else {
+        Vec::new()
+    }
+}
+
+fn ladder(cue: &Cue) -> Vec<&'static str> {
+    if cue.has("kind of person") || cue.says("person professional model") {
+        return vec!["instrumental_value"];
+    }
+    if cue.says(ENDS) || cue.has("live for") || cue.has("care about") {
+        return vec!["terminal_value"];
+    }
+    if cue.feeling() || cue.has("in front of") || cue.says("sleep") {
+        return vec!["psychosocial_consequence"];
+    }
+    if cue.words.first().is_some_and(|w| w == "being") {
+        return vec!["instrumental_value", "terminal_value"];
+    }
+    if cue.state_of_respondent() && !cue.verbal {
+        return vec!["instrumental_value", "psychosocial_consequence"];
+    }
+    if cue.respondent() && cue.verbal {
+        return vec!["functional_consequence"];
+    }
+    if cue.respondent() {
+        // What the respondent gets is no property of the product.
+        return vec![
+            "functional_consequence",
+            "psychosocial_consequence",
+            "instrumental_value",
+            "terminal_value",
+        ];
+    }
+    if !cue.verbal {
+        return vec!["attribute"];
+    }
+    vec!["functional_consequence", "attribute"]
+}
+
+fn incident(cue: &Cue) -> Vec<&'static str> {
+    if cue.has("next time") || cue.has("should") || cue.opens("lesson learned advice") {
+        return vec!["lesson"];
+    }
+    if cue.feeling() || cue.has("know what to say") {
+        return vec!["reaction"];
+    }
+    if cue.opens("because since problem fault reason blame") {
+        return if cue.actor == Actor::Speaker {
+            vec!["incident_context"]
+        } else {
+            vec!["attribution"]
+        };
+    }
+    let ending = cue.opens("so end since now") || cue.has("had to");
+    if cue.says(LOSSES) || (cue.last_sentence && ending) {
+        return vec!["outcome"];
+    }
+    match cue.actor {
+        Actor::Speaker => vec!["action_taken"],
+        Actor::Other | Actor::Experiencer => vec!["incident_event"],
+        Actor::Unknown if cue.verbal => vec!["incident_event", "action_taken"],
+        Actor::Unknown => vec!["incident_event", "incident_context"],
+    }
+}
+
+fn job(cue: &Cue) -> Vec<&'static str> {
+    if cue.has("has to") || cue.has("have to fit") || cue.has("something i could") {
+        return vec!["hiring_criterion"];
+    }
+    if cue.has("look like") || cue.has("the one") || cue.says(SEEN) && !cue.negative() {
+        return vec!["social_job"];
+    }
+    let scene = cue
+        .lead
+        .first()
+        .is_some_and(|w| listed("when whenever while during", w));
+    if scene {
+        return vec!["job_context"];
+    }
+    if cue.negative() && !cue.has("have to feel") {
+        return vec!["pain_point"];
+    }
+    if cue.feeling() || cue.says("relax peace") {
+        return vec!["emotional_job"];
+    }
+    if cue.says(HIRING) || cue.opens(HIRING) {
+        return vec!["competing_solution"];
+    }
+    if cue.says("never back target") {
+        return vec!["desired_outcome"];
+    }
+    let setting = cue.words.first().is_some_and(|w| listed("on at during", w));
+    if cue.says(SETTINGS) || setting {
+        return vec!["job_context"];
+    }
+    if cue.opens("need needed trying want") || cue.has("to get") {
+        return vec!["functional_job"];
+    }
+    if cue.verbal && cue.actor == Actor::Speaker {
+        return vec!["functional_job"];
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::srl;
+
+    /// The cue types of the phrase quoted by `phrase` in `answer`, for an ontology holding
+    /// the types of `methodology`.
+    fn types_of(answer: &str, phrase: &str, methodology: &str) -> Vec<&'static str> {
+        let words = srl::tag_words(answer);
+        let start = answer.find(phrase).unwrap();
+        let cue = Cue::read(&words, start, start + phrase.len());
+        let m = crate::config::shipped_methodology(methodology);
+        candidates(&cue, |t| m.node_type(t).is_some())
+    }
+
+    #[test]
+    fn ladder_levels_follow_what_the_phrase_is_about() {
+        let mec = "means_end_chain";
+        assert_eq!(
+            types_of(
+                "It makes me feel proud of myself.",
+                "feel proud of myself",
+                mec
+            ),
+            ["psychosocial_consequence"]
+        );
+        assert_eq!(
+            types_of("It's about respecting myself.", "respecting myself", mec),
+            ["terminal_value"]
+        );
+        assert_eq!(
+            types_of(
+                "I don't want to be that kind of person.",
+                "kind of person",
+                mec
+            ),
+            ["instrumental_value"]
+        );
+        let focus = types_of("It lets me focus on my code.", "focus on my code", mec);
+        assert!(!focus.contains(&"attribute"), "{focus:?}");
+        assert_eq!(
+            types_of("The noise cancelling is good.", "noise cancelling", mec),
+            ["attribute"]
+        );
+    }
+
+    #[test]
+    fn story_parts_follow_who_acts() {
+        let cit = "critical_incident";
+        assert_eq!(
+            types_of(
+                "I panicked and unplugged the cable.",
+                "unplugged the cable",
+                cit
+            ),
+            ["action_taken"]
+        );
+        assert_eq!(
+            types_of(
+                "The boiler broke in January.",
+                "boiler broke in January",
+                cit
+            ),
+            ["incident_event"]
+        );
+        assert_eq!(
+            types_of(
+                "I was late because the app hadn't updated.",
+                "app hadn't updated",
+                cit
+            ),
+            ["attribution"]
+        );
+        assert_eq!(
+            types_of(
+                "Next time I'd put everything in writing.",
+                "put everything in writing",
+                cit
+            ),
+            ["lesson"]
+        );
+        assert_eq!(
+            types_of(
+                "It broke, so I missed the wedding dinner.",
+                "missed the wedding dinner",
+                cit
+            ),
+            ["outcome"]
+        );
+    }
+
+    #[test]
+    fn job_parts_follow_their_markers() {
+        let jtbd = "jobs_to_be_done";
+        assert_eq!(
+            types_of(
+                "The containers have to fit in my bag.",
+                "fit in my bag",
+                jtbd
+            ),
+            ["hiring_criterion"]
+        );
+        assert_eq!(
+            types_of(
+                "So I moved to an app-only bank.",
+                "moved to an app-only bank",
+                jtbd
+            ),
+            ["competing_solution"]
+        );
+        assert_eq!(
+            types_of("Mainly on the commute.", "on the commute", jtbd),
+            ["job_context"]
+        );
+        assert!(types_of("Honestly.", "Honestly", "repertory_grid").is_empty());
+    }
+}

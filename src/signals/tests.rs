@@ -63,6 +63,28 @@ fn scores(depth: u8, rest: u8) -> LlmScores {
         .collect()
 }
 
+/// Turn `turn` of a 10-turn interview with nothing but `tracker`: an empty graph, no rubric
+/// scores, history or velocity, no slots.
+fn bare_input(tracker: &NodeStateTracker, turn: u32) -> DetectionInput<'_> {
+    static GRAPH: std::sync::LazyLock<GraphState> = std::sync::LazyLock::new(GraphState::default);
+    static VELOCITY: std::sync::LazyLock<VelocityState> =
+        std::sync::LazyLock::new(VelocityState::default);
+    DetectionInput {
+        turn_number: turn,
+        max_turns: 10,
+        graph: &GRAPH,
+        canonical: None,
+        llm: None,
+        depth_history: &[],
+        strategy_history: &[],
+        velocity: &VELOCITY,
+        tracker,
+        depth_divisor: 4,
+        levels: (1, 5),
+        phases: crate::domain::PhaseBoundaries::default(),
+    }
+}
+
 fn n(v: Option<&SignalValue>) -> f64 {
     match v {
         Some(SignalValue::Number(x)) => *x,
@@ -260,22 +282,10 @@ fn canonical_novelty_is_new_confirming_or_orphan() {
     t.register_node(&reg("fresh", 1), 4);
     t.map_to_slot("fresh", "slot-fresh");
     t.register_node(&reg("loose", 1), 4);
-    let graph = GraphState::default();
     let canonical = CanonicalGraphState::default();
-    let velocity = VelocityState::default();
     let input = DetectionInput {
-        turn_number: 4,
-        max_turns: 10,
-        graph: &graph,
         canonical: Some(&canonical),
-        llm: None,
-        depth_history: &[],
-        strategy_history: &[],
-        velocity: &velocity,
-        tracker: &t,
-        depth_divisor: 4,
-        levels: (1, 5),
-        phases: crate::domain::PhaseBoundaries::default(),
+        ..bare_input(&t, 4)
     };
     let d = Registry::standard().detect(&input, None);
     let at = |key: &str| d.node(key, "graph.node.canonical_novelty");
@@ -287,22 +297,7 @@ fn canonical_novelty_is_new_confirming_or_orphan() {
 #[test]
 fn absent_inputs_emit_nothing_rather_than_guesses() {
     let t = NodeStateTracker::new();
-    let graph = GraphState::default();
-    let velocity = VelocityState::default();
-    let input = DetectionInput {
-        turn_number: 1,
-        max_turns: 10,
-        graph: &graph,
-        canonical: None,
-        llm: None,
-        depth_history: &[],
-        strategy_history: &[],
-        velocity: &velocity,
-        tracker: &t,
-        depth_divisor: 4,
-        levels: (1, 5),
-        phases: crate::domain::PhaseBoundaries::default(),
-    };
+    let input = bare_input(&t, 1);
     let d = Registry::standard().detect(&input, None);
     for absent in [
         "llm.response_depth",

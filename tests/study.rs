@@ -313,11 +313,57 @@ fn mistakes_in_what_to_analyse_are_usage_errors() {
 /// Words a code a researcher keeps is never named after alone, nor ends with: function words,
 /// connectives, verbs of judging, bare evaluative and time words.
 const NOT_A_CODE: &[&str] = &[
-    "a", "an", "the", "and", "or", "but", "so", "because", "which", "that", "this", "it", "means",
-    "mean", "matters", "matter", "is", "are", "was", "to", "of", "for", "with", "in", "on", "at",
-    "me", "my", "i", "important", "good", "great", "nice", "day", "time", "thing", "things",
-    "really", "just", "also", "helps", "makes", "gives", "keeps", "lets", "puts", "annoys",
-    "love", "like", "feels", "one",
+    "a",
+    "an",
+    "the",
+    "and",
+    "or",
+    "but",
+    "so",
+    "because",
+    "which",
+    "that",
+    "this",
+    "it",
+    "means",
+    "mean",
+    "matters",
+    "matter",
+    "is",
+    "are",
+    "was",
+    "to",
+    "of",
+    "for",
+    "with",
+    "in",
+    "on",
+    "at",
+    "me",
+    "my",
+    "i",
+    "important",
+    "good",
+    "great",
+    "nice",
+    "day",
+    "time",
+    "thing",
+    "things",
+    "really",
+    "just",
+    "also",
+    "helps",
+    "makes",
+    "gives",
+    "keeps",
+    "lets",
+    "puts",
+    "annoys",
+    "love",
+    "like",
+    "feels",
+    "one",
 ];
 
 /// `analyze` over offline interviews of the shipped answers (the demo interview's ten and the
@@ -362,7 +408,10 @@ fn offline_codes_are_concept_phrases() {
     }
     println!(
         "codes: {:?}",
-        codes.iter().map(|c| c["name"].as_str().unwrap()).collect::<Vec<_>>()
+        codes
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect::<Vec<_>>()
     );
     assert!(bad.is_empty(), "codes a researcher would not keep: {bad:?}");
 }

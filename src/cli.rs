@@ -16,6 +16,7 @@ mod sessions;
 pub mod setup;
 mod simulate;
 mod sync;
+mod transcribe;
 mod tui;
 
 use std::path::PathBuf;
@@ -73,8 +74,10 @@ pub enum Command {
     /// Run interviews answered by a synthetic respondent (a persona); `--matrix` compares
     /// personas × methodologies.
     Simulate(simulate::SimulateArgs),
-    /// Show, fetch and verify the model files of the embedder and the local LLM.
+    /// Show, fetch and verify the model files of the embedder, the local LLM and speech.
     Models(models::ModelsArgs),
+    /// Transcribe a WAV file offline with Whisper (tiny.en by default).
+    Transcribe(transcribe::TranscribeArgs),
     /// Start an interview in the terminal app.
     New(tui::NewArgs),
     /// Continue a stored interview in the terminal app.
@@ -129,6 +132,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         Command::Resume(args) => tui::run_resume(&dir, &db()?, &cli.llm, &args),
         Command::Check(args) => check::run(&dir, &args, out),
         Command::Models(args) => models::run(&args, out),
+        Command::Transcribe(args) => transcribe::run(&args, out),
         Command::Score(args) => score::run(&dir, &args, out),
         Command::Sessions(args) => sessions::run(&db()?, &args, out),
         Command::Export(args) => export::run(&db()?, &args, out),

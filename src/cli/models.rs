@@ -182,22 +182,26 @@ fn fetch_default(out: &mut dyn std::io::Write) -> Result<(), CliError> {
     match model_files::resolve(&FetchConfig::from_env(), &[&SPEECH_TINY_EN]) {
         Ok(found) => emit(
             out,
-            &format!(
-                "speech ({}): {} ({}, {:.1} s)\n",
-                SPEECH_TINY_EN.id,
-                found
-                    .files
-                    .first()
-                    .and_then(|f| f.parent())
-                    .map(|d| d.display().to_string())
-                    .unwrap_or_default(),
-                found.source,
-                started.elapsed().as_secs_f64()
-            ),
+            &fetched_line(&format!("speech ({})", SPEECH_TINY_EN.id), &found, started),
         )?,
         Err(e) => failed.push(format!("speech: tried: {}", e.tried.join("; "))),
     }
     finish(&failed)
+}
+
+/// `name: <model directory> (<source>, <seconds> s)`, the line for a model fetched or found.
+fn fetched_line(name: &str, found: &model_files::Resolved, started: Instant) -> String {
+    let dir = found
+        .files
+        .first()
+        .and_then(|f| f.parent())
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    format!(
+        "{name}: {dir} ({}, {:.1} s)\n",
+        found.source,
+        started.elapsed().as_secs_f64()
+    )
 }
 
 /// Fetches each named model from its own sources (cache first).
@@ -222,21 +226,7 @@ fn fetch_named(
     for spec in specs {
         let started = Instant::now();
         match model_files::resolve(config, &[spec]) {
-            Ok(found) => emit(
-                out,
-                &format!(
-                    "{}: {} ({}, {:.1} s)\n",
-                    spec.id,
-                    found
-                        .files
-                        .first()
-                        .and_then(|f| f.parent())
-                        .map(|d| d.display().to_string())
-                        .unwrap_or_default(),
-                    found.source,
-                    started.elapsed().as_secs_f64()
-                ),
-            )?,
+            Ok(found) => emit(out, &fetched_line(spec.id, &found, started))?,
             Err(e) => failed.push(format!("{}: tried: {}", spec.id, e.tried.join("; "))),
         }
     }

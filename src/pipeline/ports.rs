@@ -263,6 +263,8 @@ impl Ports<'_> {
                 about.iter().map(String::as_str).collect::<Vec<_>>(),
             )
         });
+        // Read once: neither attempt adds a question to the store.
+        let asked = self.asked_questions(turn);
         let mut calls = Vec::new();
         let mut problems = Vec::new();
         for attempt in 0..2 {
@@ -274,7 +276,6 @@ impl Ports<'_> {
             {
                 Ok((question, call)) => {
                     calls.push(call);
-                    let asked = self.asked_questions(turn);
                     let repeated = asked
                         .last()
                         .is_some_and(|last| mostly_the_same(last, &question));

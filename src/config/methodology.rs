@@ -115,6 +115,11 @@ pub struct NodeType {
     pub description: String,
     #[serde(default)]
     pub examples: Vec<String>,
+    /// Respondents' own phrasings of this type, as interviews put them (longer and looser
+    /// than `examples`). Offline understanding types a phrase by its nearest examples and
+    /// phrasings; prompts show only `examples`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phrasings: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -173,7 +173,7 @@ pub(super) const CLOSING_PHRASES: [&str; 9] = [
 const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it its he him his \
     she her this that these those there here one ones thing things stuff lot bit way kind \
     sort something anything everything nothing someone everyone people yeah yes no ok okay \
-    well um uh er like time times end";
+    well um uh er erm hm hmm mm mhm ah oh ha haha gosh wow sorry like time times end";
 
 /// Words that judge or point rather than name: alone, a label made of them says how the
 /// respondent rates something ("important", "alright") or where the talk is going ("the

@@ -507,6 +507,20 @@ mod tests {
     }
 
     #[test]
+    fn interjections_times_lone_verbs_and_self_comments_are_no_concepts() {
+        assert!(labels("Hm. Gosh, sorry.").is_empty());
+        assert!(labels("Two minutes, six hours a day, on Tuesdays.").is_empty());
+        assert!(labels("I know that sounds silly.").is_empty());
+        let kept = labels("I wear them every day and I made it, so my knees don't hurt.");
+        assert!(!kept.iter().any(|l| l == "wear them" || l == "made"), "{kept:?}");
+        assert!(kept.iter().any(|l| l.contains("hurt")), "{kept:?}");
+        // A negated verb, "feel", a degree word and an -ing noun keep their phrase.
+        assert!(!labels("It froths really well.").is_empty());
+        assert!(!labels("I waste less.").is_empty());
+        assert!(!labels("I feel like me again.").is_empty());
+    }
+
+    #[test]
     fn affect_verbs_set_the_stance_of_their_subject() {
         let p = phrases("Honestly the price annoys me.");
         let l: Vec<&str> = p.list.iter().map(|p| p.label.as_str()).collect();

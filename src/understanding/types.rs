@@ -129,6 +129,7 @@ impl TypeIndex {
             texts.push(node.name.replace('_', " "));
             texts.push(node.description.trim().to_owned());
             texts.extend(node.examples.iter().map(|e| e.trim().to_owned()));
+            texts.extend(node.phrasings.iter().map(|e| e.trim().to_owned()));
         }
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let mut vectors = embedder.embed(&refs)?.into_iter();
@@ -138,7 +139,10 @@ impl TypeIndex {
             let description_vec = vectors
                 .next()
                 .filter(|_| !node.description.trim().is_empty());
-            let example_vecs: Vec<Vec<f32>> = vectors.by_ref().take(node.examples.len()).collect();
+            let example_vecs: Vec<Vec<f32>> = vectors
+                .by_ref()
+                .take(node.examples.len() + node.phrasings.len())
+                .collect();
             entries.push(TypeEntry {
                 name: node.name.clone(),
                 level: node.level,

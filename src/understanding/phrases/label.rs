@@ -15,7 +15,7 @@ const MAX_LABEL_WORDS: usize = 7;
 
 /// Words too generic to stand as a concept on their own ("main thing", "whole way").
 const GENERIC_MODIFIERS: &str = "main whole same other only real first last certain \
-    particular more most much many few little big";
+    particular more most much many few little big able";
 
 impl Reader<'_> {
     /// The phrase made of the words of `parts` (word ranges), normalised. `verb` holds the
@@ -101,8 +101,23 @@ impl Reader<'_> {
     /// up" only that it did: neither is a concept.
     fn no_content_of_its_own(&self, kept: &[usize]) -> bool {
         let words: Vec<&TaggedWord> = kept.iter().filter_map(|&i| self.word(i)).collect();
-        if open_verb(&words) || self.pronoun_event(kept, &words) {
+        if open_verb(&words) || self.pronoun_event(kept, &words) || lone_verb(&words) {
             return true;
+        }
+        // "sounds silly", "turns out": the speaker commenting on the telling, not content.
+        if let [first, second, ..] = words.as_slice() {
+            let comment = matches!(first.norm.as_str(), "sounds" | "sounded")
+                && words.len() <= 3
+                && words
+                    .iter()
+                    .skip(1)
+                    .any(|w| SELF_COMMENTS.contains(&w.norm.as_str()));
+            let turns_out = matches!(first.norm.as_str(), "turns" | "turned" | "turn")
+                && second.norm == "out"
+                && words.len() <= 4;
+            if comment || turns_out {
+                return true;
+            }
         }
         match words.as_slice() {
             // The tagger reads a sentence's first noun before its verb as an adverb
@@ -291,6 +306,46 @@ fn open_verb(words: &[&TaggedWord]) -> bool {
     }
 }
 
+/// How a speaker rates their own telling ("sounds silly", "sounded daft").
+const SELF_COMMENTS: [&str; 14] = [
+    "silly", "small", "tiny", "daft", "stupid", "weird", "odd", "strange", "mad", "crazy",
+    "dramatic", "petty", "obvious", "trivial",
+];
+
+/// One verb with nothing but pronouns beside it ("made", "wear them"): an event whose
+/// content is elsewhere. A negated verb is an avoidance ("don't hurt"), "feel" a feeling
+/// ("feel like me"), and a lone "-ing" form of a content verb a noun in disguise
+/// ("travelling", "raining"): those stay.
+fn lone_verb(words: &[&TaggedWord]) -> bool {
+    if words.iter().any(|w| w.class == WordClass::Negation) {
+        return false;
+    }
+    let content: Vec<&&TaggedWord> = words
+        .iter()
+        .filter(|w| {
+            lexicon::is_degree_word(&w.norm)
+                || !matches!(
+                    w.class,
+                    WordClass::Pronoun | WordClass::Determiner | WordClass::Punctuation
+                )
+        })
+        .collect();
+    let [verb] = content.as_slice() else {
+        return false;
+    };
+    if !matches!(verb.class, WordClass::Verb | WordClass::Auxiliary)
+        || matches!(verb.norm.as_str(), "feel" | "feels" | "felt" | "feeling")
+    {
+        return false;
+    }
+    let gerund = verb.norm.ends_with("ing")
+        && !matches!(
+            verb.norm.as_str(),
+            "going" | "doing" | "getting" | "having" | "making" | "saying" | "trying" | "being"
+        );
+    !gerund
+}
+
 /// A label carries content: at least one word that is neither empty nor a generic modifier,
 /// not only numbers ("twenty", "only thirty"), and not a lone word of judging, pointing or
 /// time ("important", "the point", "day"), which says how or when, never what.
@@ -324,9 +379,17 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
         w.split('-')
             .all(|part| part.is_empty() || lexicon::is_number_word(part))
     });
+    // "two minutes", "six hours a day", "tuesdays": when, how long or how often, not what.
+    let only_time = substantive.iter().all(|w| {
+        (lexicon::is_time_word(w) && !matches!(*w, "late" | "early" | "halfway"))
+            || lexicon::is_time_span_word(w)
+            || lexicon::is_occasion(w)
+            || lexicon::is_number_word(w)
+            || w.strip_suffix('s').is_some_and(lexicon::is_occasion)
+    });
     let lone_judgement = match substantive.as_slice() {
         [one] => lexicon::is_evaluative(one) || (content.len() == 1 && lexicon::is_time_word(one)),
         _ => false,
     };
-    !substantive.is_empty() && !only_numbers && !lone_judgement
+    !substantive.is_empty() && !only_numbers && !only_time && !lone_judgement
 }

@@ -19,8 +19,10 @@
 
 mod ct2;
 mod guards;
+pub mod live;
 mod mel;
 mod model;
+pub mod recorder;
 mod resample;
 mod timestamps;
 mod wav;

@@ -45,7 +45,7 @@ use tokio::sync::mpsc::{self, UnboundedReceiver};
 
 pub use app::{
     Action, App, Clock, FixedClock, GraphViewUi, KeyFocus, ListUi, Mode, Popup, SessionInfo,
-    StrategyInfo, SystemClock, Ui,
+    SpeechPhase, SpeechUi, StrategyInfo, SystemClock, Ui,
 };
 pub use event::{AppEvent, EventSources, StopSignals, TICK, feed_until_stopped, forward_terminal};
 pub use layout::{Areas, PanelId, Shape, areas};
@@ -58,6 +58,7 @@ pub use theme::Theme;
 pub use view::render_panel;
 
 use crate::session::{Command, SessionFeed, SessionHandle};
+use crate::speech::live::{ListenConfig, Listener};
 
 /// How long quitting waits for the session task to stop before leaving a running turn to its
 /// checkpoint.
@@ -76,12 +77,16 @@ pub fn require_terminal() -> Result<(), TuiError> {
 
 /// Shows a running session (see [`session::spawn`]) in this terminal until the user quits,
 /// then stops it.
-pub fn run_interview(session: SessionHandle, mode: Mode) -> Result<(), TuiError> {
+pub fn run_interview(
+    session: SessionHandle,
+    mode: Mode,
+    listen: Option<ListenConfig>,
+) -> Result<(), TuiError> {
     let runtime = runtime()?;
     let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
     let (result, stopped) = runtime.block_on(async {
         let (inputs, stopped) = spawn_input();
-        let result = interview_screen(terminal, inputs, session, mode).await;
+        let result = interview_screen(terminal, inputs, session, mode, listen).await;
         (result, stopped)
     });
     drop(guard);
@@ -106,6 +111,7 @@ pub fn run_start(
     mut screen: StartScreen,
     mut open: impl FnMut(&StartChoice) -> Result<(SessionHandle, Mode), String>,
     mut analyse: impl FnMut(&str) -> Result<crate::study::Study, String>,
+    listen: Option<ListenConfig>,
 ) -> Result<(), TuiError> {
     let runtime = runtime()?;
     let (mut terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
@@ -136,7 +142,7 @@ pub fn run_start(
                 start::draw(&mut terminal, &screen)?;
                 match open(&choice) {
                     Ok((session, mode)) => {
-                        return interview_screen(terminal, inputs, session, mode).await;
+                        return interview_screen(terminal, inputs, session, mode, listen).await;
                     }
                     Err(e) => screen.set_message(Some(e)),
                 }
@@ -176,12 +182,21 @@ async fn interview_screen(
     inputs: UnboundedReceiver<CtEvent>,
     session: SessionHandle,
     mode: Mode,
+    listen: Option<ListenConfig>,
 ) -> Result<(), TuiError> {
     let info = session.info.clone();
     let (events, control) = session.into_parts();
     let app = App::new(info, mode, Theme::from_env(), Arc::new(SystemClock));
-    let sources = EventSources::new(inputs, events, TICK);
-    let mut event_loop = EventLoop::new(terminal, app, sources, Some(control.commands.clone()));
+    let mut sources = EventSources::new(inputs, events, TICK);
+    let mut event_loop;
+    if let Some(config) = listen {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        sources = sources.with_speech(rx);
+        event_loop = EventLoop::new(terminal, app, sources, Some(control.commands.clone()))
+            .with_listener(Listener::spawn(config, tx));
+    } else {
+        event_loop = EventLoop::new(terminal, app, sources, Some(control.commands.clone()));
+    }
     let result = event_loop.run().await;
     if !control.shutdown_within(SHUTDOWN_WAIT) {
         tracing::info!("quit during a turn; it resumes from its last checkpoint");

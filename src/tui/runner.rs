@@ -20,6 +20,7 @@ use tokio::sync::mpsc::error::TrySendError;
 use super::app::{Action, App};
 use super::event::{AppEvent, EventSources};
 use crate::session::Command;
+use crate::speech::live::{Listener, LiveEvent};
 
 /// Most waiting pipeline events folded before a frame.
 const MAX_BATCH: usize = 256;
@@ -61,6 +62,8 @@ pub struct EventLoop<B: Backend> {
     /// Frames drawn, and how many went over [`FRAME_BUDGET`].
     frames: u64,
     slow_frames: u64,
+    /// Speech to text, when attached ([`EventLoop::with_listener`]).
+    listener: Option<Listener>,
 }
 
 impl<B: Backend> std::fmt::Debug for EventLoop<B> {
@@ -89,7 +92,17 @@ impl<B: Backend> EventLoop<B> {
             worst_frame: Duration::ZERO,
             frames: 0,
             slow_frames: 0,
+            listener: None,
         }
+    }
+
+    /// Attaches a listener: F2 starts and stops it. Its events must reach the loop's
+    /// [`EventSources`] (`with_speech`).
+    #[must_use]
+    pub fn with_listener(mut self, listener: Listener) -> Self {
+        self.app.ui.speech_available = true;
+        self.listener = Some(listener);
+        self
     }
 
     pub fn app(&self) -> &App {
@@ -133,11 +146,23 @@ impl<B: Backend> EventLoop<B> {
     pub fn handle(&mut self, event: AppEvent) -> Flow {
         let mut flow = Flow::Continue;
         self.send_backlog();
+        let listen_ended = matches!(
+            event,
+            AppEvent::Speech(LiveEvent::Final(_) | LiveEvent::Failed { .. })
+        );
         for action in self.app.handle(event) {
             match action {
                 Action::Send(command) => self.backlog.push_back(command),
+                Action::Listen(on) => match self.listener.as_mut() {
+                    Some(l) if on => l.start(),
+                    Some(l) => l.stop(),
+                    None => {}
+                },
                 Action::Quit => flow = Flow::Quit,
             }
+        }
+        if listen_ended && let Some(l) = self.listener.as_mut() {
+            l.ended();
         }
         self.send_backlog();
         flow

@@ -28,6 +28,9 @@ pub const WAIT_FAILED: &str = "turn failed: r retry · x end interview";
 pub const WAIT_FINISHED: &str = "interview finished: q quit · g graph view";
 pub const WAIT_WATCH: &str = "watching: answers come from the simulated respondent";
 pub const EMPTY_ANSWER: &str = "type an answer first";
+pub const SPEECH_OFF: &str = "speech is off in this view";
+pub const SPEECH_HELD: &str =
+    "you edited the answer while listening: the transcript stays out (F2 stops)";
 pub const PLACEHOLDER: &str = "Type the answer. Enter sends, Alt+Enter adds a line.";
 
 /// Empty-panel notes.
@@ -56,6 +59,7 @@ pub const HELP: &[HelpSection] = &[
             ("PgUp / PgDn", "scroll the conversation"),
             ("mouse wheel", "scroll the panel under the pointer"),
             ("Ctrl+G", "graph view"),
+            ("F2", "listen: speech fills the answer box (F2 again stops)"),
             (
                 "Alt+← / Alt+→",
                 "view the turn before / after (every panel and the graph)",
@@ -126,6 +130,9 @@ pub const HELP: &[HelpSection] = &[
 
 /// The one-line hint under the screen, by what has the keyboard.
 pub const HINT_TYPING: &str = "Enter send · Alt+Enter newline · Esc panels · Tab next panel · Ctrl+G graph · F1 help · Ctrl+C quit";
+pub const HINT_TYPING_SPEECH: &str = "Enter send · F2 listen · Alt+Enter newline · Esc panels · Tab next panel · Ctrl+G graph · F1 help · Ctrl+C quit";
+pub const HINT_LISTENING: &str =
+    "F2 stop listening · Enter send what is shown · type to correct · F1 help";
 pub const HINT_PANELS: &str =
     "↑↓ select · Enter expand · Tab next · i answer · g graph · x end · ? help · q quit";
 pub const HINT_PROPOSAL: &str =

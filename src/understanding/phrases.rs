@@ -512,7 +512,10 @@ mod tests {
         assert!(labels("Two minutes, six hours a day, on Tuesdays.").is_empty());
         assert!(labels("I know that sounds silly.").is_empty());
         let kept = labels("I wear them every day and I made it, so my knees don't hurt.");
-        assert!(!kept.iter().any(|l| l == "wear them" || l == "made"), "{kept:?}");
+        assert!(
+            !kept.iter().any(|l| l == "wear them" || l == "made"),
+            "{kept:?}"
+        );
         assert!(kept.iter().any(|l| l.contains("hurt")), "{kept:?}");
         // A negated verb, "feel", a degree word and an -ing noun keep their phrase.
         assert!(!labels("It froths really well.").is_empty());

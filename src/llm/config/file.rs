@@ -10,6 +10,7 @@
 //! local: { model: ~/models/Llama-3.2-1B-Instruct-Q8_0.gguf, threads: 4 }
 //! pricing:
 //!   "llama3.1": { input: 0, output: 0 }
+//! audio: { command: "arecord -q -f S16_LE -r 16000 -c 1 -t raw", model: tiny.en, language: en }
 //! ```
 
 use std::collections::BTreeMap;
@@ -44,6 +45,22 @@ pub struct SettingsFile {
     /// USD per million tokens by model name (a trailing `*` matches a prefix).
     #[serde(default)]
     pub pricing: BTreeMap<String, Price>,
+    /// Speech: the recorder, the speech model and its language.
+    #[serde(default)]
+    pub audio: AudioSection,
+}
+
+/// Speech settings.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AudioSection {
+    /// A shell command that writes 16 kHz mono s16le PCM to standard output; probed when
+    /// absent (`speech::recorder::PROBES`).
+    pub command: Option<String>,
+    /// `tiny.en`, `base` or a directory with a `CTranslate2` Whisper model.
+    pub model: Option<String>,
+    /// Language code for a multilingual model (`de`, `fr`, …); picks `base` when not English.
+    pub language: Option<String>,
 }
 
 /// One role's settings.

@@ -50,7 +50,7 @@ pub(super) fn window_mel(mel: &[f32], n_mels: usize, frames: usize, start: usize
 }
 
 #[allow(clippy::cast_possible_truncation)] // an RMS of f32 samples fits an f32
-pub(super) fn rms(samples: &[f32]) -> f32 {
+pub(crate) fn rms(samples: &[f32]) -> f32 {
     if samples.is_empty() {
         return 0.0;
     }

@@ -88,6 +88,9 @@ impl App {
             self.graph_key(key);
             return Vec::new();
         }
+        if key.code == KeyCode::F(2) {
+            return self.toggle_listening();
+        }
         if self.global_key(key) {
             return Vec::new();
         }

@@ -9,7 +9,7 @@ use ratatui::widgets::Widget;
 
 use super::frame;
 use crate::pipeline::{MAX_ANSWER_CHARS, answer_chars};
-use crate::tui::app::{App, KeyFocus, Mode, Popup};
+use crate::tui::app::{App, KeyFocus, Mode, Popup, SpeechPhase, SpeechUi};
 use crate::tui::model::Work;
 use crate::tui::sanitize::clean_line;
 use crate::tui::strings;
@@ -42,6 +42,9 @@ impl Widget for &StatusBar<'_> {
             Mode::Moderator => spans.push(Span::styled(" MODERATOR ", theme.status_accent)),
             Mode::Watch => spans.push(Span::styled(" WATCH ", theme.status_accent)),
             Mode::Respondent => {}
+        }
+        if let Some(s) = &app.ui.speech {
+            spans.push(Span::styled(listening(s), theme.status_accent));
         }
         // Stepped back through the session: say so first, and how to return.
         if let Some(turn) = app.model.viewing {
@@ -84,6 +87,23 @@ impl Widget for &StatusBar<'_> {
         }
         Line::from(spans).render(area, buf);
     }
+}
+
+/// ` ● listening 0:07 ▁▃▅▆▇    ` (or loading, finishing), with an eight-step level meter over
+/// −60…0 dBFS.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // clamped to 0..=8 and ≥ 0
+fn listening(s: &SpeechUi) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let what = match s.phase {
+        SpeechPhase::Starting | SpeechPhase::Loading => "loading speech model",
+        SpeechPhase::Listening => "listening",
+        SpeechPhase::Finishing => "transcribing",
+    };
+    let db = 20.0 * f64::from(s.level.max(1e-6)).log10();
+    let steps = ((db + 60.0) / 60.0 * 8.0).clamp(0.0, 8.0) as usize;
+    let meter: String = BARS.iter().take(steps).collect();
+    let total = s.seconds.max(0.0) as u64;
+    format!(" ● {what} {}:{:02} {meter:<8} ", total / 60, total % 60)
 }
 
 fn left_part(app: &App) -> String {
@@ -232,6 +252,10 @@ impl Widget for &HintBar<'_> {
             strings::HINT_EDIT
         } else if app.proposal_pending() && app.ui.focus == KeyFocus::Answer {
             strings::HINT_PROPOSAL
+        } else if app.ui.speech.is_some() {
+            strings::HINT_LISTENING
+        } else if app.ui.focus == KeyFocus::Answer && app.ui.speech_available {
+            strings::HINT_TYPING_SPEECH
         } else if app.ui.focus == KeyFocus::Answer {
             strings::HINT_TYPING
         } else {

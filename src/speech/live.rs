@@ -1,0 +1,437 @@
+//! Live transcription: a worker thread that owns the speech model, records on demand and
+//! reports what it hears as [`LiveEvent`]s.
+//!
+//! While listening it reports the input level ten times a second and, about once a second
+//! when new sound (above [`SPEECH_GATE`]) has arrived, decodes the audio again and reports the
+//! text so far. Audio older than a completed 30-second window is decoded once and kept, so a
+//! long answer costs one window per update, not the whole answer. On stop (or when the
+//! recorder's output ends) the rest is decoded once more and reported as [`Spoken`], then, if
+//! the recorder died, why: the text heard so far is never lost. The model loads on first use
+//! and stays loaded; the worker never touches the terminal and the app never waits for it.
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::recorder::{Recorder, RecorderCommand};
+use super::{ModelChoice, SAMPLE_RATE, SpeechError, SpeechModel, Transcript};
+use crate::model_files::FetchConfig;
+
+/// How often the level is reported while listening.
+const LEVEL_EVERY: Duration = Duration::from_millis(100);
+
+/// Least new audio (seconds) worth decoding again.
+const MIN_NEW_SECONDS: f64 = 0.3;
+
+/// RMS of new audio below which nothing new was said (about −54 dBFS): no decode.
+pub const SPEECH_GATE: f32 = 0.002;
+
+/// Samples in one of Whisper's 30-second windows.
+const WINDOW_SAMPLES: usize = 30 * SAMPLE_RATE as usize;
+
+/// How to listen.
+#[derive(Debug, Clone)]
+pub struct ListenConfig {
+    /// `audio.command` from the settings file; probing when `None`.
+    pub command: Option<String>,
+    pub model: ModelChoice,
+    /// Forced language (multilingual models).
+    pub language: Option<String>,
+    pub fetch: FetchConfig,
+    /// How often the growing answer is decoded again.
+    pub partial_every: Duration,
+}
+
+/// An answer heard and transcribed: its text and how it was heard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spoken {
+    pub text: String,
+    pub model: String,
+    pub duration_seconds: f64,
+    /// Mean log-probability of the text's tokens (0 when nothing was said).
+    pub mean_logprob: f64,
+}
+
+impl Spoken {
+    /// From a transcript: its text, with the segments' log-probabilities averaged by tokens.
+    pub fn from_transcript(transcript: &Transcript) -> Self {
+        Self::from_parts(
+            transcript.text(),
+            &transcript.model,
+            transcript.duration_seconds,
+            transcript
+                .segments
+                .iter()
+                .filter(|s| s.tokens > 0)
+                .map(|s| (s.avg_logprob, s.tokens)),
+        )
+    }
+
+    fn from_parts(
+        text: String,
+        model: &str,
+        duration_seconds: f64,
+        pieces: impl Iterator<Item = (f64, usize)>,
+    ) -> Self {
+        let (sum, tokens) = pieces.fold((0.0, 0_usize), |(sum, n), (logprob, tokens)| {
+            (sum + logprob * tokens as f64, n + tokens)
+        });
+        Self {
+            text,
+            model: model.to_owned(),
+            duration_seconds,
+            mean_logprob: if tokens == 0 {
+                0.0
+            } else {
+                sum / tokens as f64
+            },
+        }
+    }
+}
+
+/// What the worker reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LiveEvent {
+    /// The model is being loaded (first use; may fetch it).
+    Loading { model: String },
+    /// Recording has started with this command.
+    Listening { recorder: String },
+    /// Input level (RMS of the last tenth of a second) and seconds recorded.
+    Level { level: f32, seconds: f64 },
+    /// The text heard so far.
+    Partial { text: String },
+    /// Listening ended: the whole answer.
+    Final(Spoken),
+    /// Listening could not start, or ended badly (after [`LiveEvent::Final`] with what was
+    /// heard).
+    Failed { message: String },
+}
+
+enum Control {
+    Start,
+    Stop,
+}
+
+/// The worker's handle: start and stop never block.
+#[derive(Debug)]
+pub struct Listener {
+    control: Option<Sender<Control>>,
+    worker: Option<JoinHandle<()>>,
+    listening: bool,
+}
+
+impl Listener {
+    /// Starts the worker; events go to `events`.
+    pub fn spawn(config: ListenConfig, events: UnboundedSender<LiveEvent>) -> Self {
+        let (control, rx) = mpsc::channel();
+        let worker = std::thread::Builder::new()
+            .name("listener".to_owned())
+            .spawn(move || Worker::new(config, events).run(&rx))
+            .ok();
+        Self {
+            control: Some(control),
+            worker,
+            listening: false,
+        }
+    }
+
+    /// Whether a start was asked for and no stop since.
+    pub fn is_listening(&self) -> bool {
+        self.listening
+    }
+
+    pub fn start(&mut self) {
+        self.listening = true;
+        self.send(Control::Start);
+    }
+
+    pub fn stop(&mut self) {
+        self.listening = false;
+        self.send(Control::Stop);
+    }
+
+    /// The worker finished a listen on its own (the recorder ended or failed).
+    pub fn ended(&mut self) {
+        self.listening = false;
+    }
+
+    fn send(&self, control: Control) {
+        if let Some(tx) = &self.control {
+            let _ = tx.send(control);
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        // Closing the channel ends the worker: it stops any recorder without decoding.
+        self.control = None;
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// Why a listen ended.
+enum End {
+    Asked,
+    Ended,
+    Shutdown,
+}
+
+struct Worker {
+    config: ListenConfig,
+    events: UnboundedSender<LiveEvent>,
+    model: Option<SpeechModel>,
+}
+
+/// Audio decoded so far in one listen: completed windows' text is kept.
+#[derive(Default)]
+struct Progress {
+    /// Samples covered by `settled`, a multiple of [`WINDOW_SAMPLES`].
+    settled_end: usize,
+    settled: Vec<String>,
+    /// Log-probability pieces of the settled windows.
+    pieces: Vec<(f64, usize)>,
+}
+
+impl Worker {
+    fn new(config: ListenConfig, events: UnboundedSender<LiveEvent>) -> Self {
+        Self {
+            config,
+            events,
+            model: None,
+        }
+    }
+
+    fn emit(&self, event: LiveEvent) {
+        let _ = self.events.send(event);
+    }
+
+    fn run(mut self, control: &Receiver<Control>) {
+        loop {
+            match control.recv() {
+                Ok(Control::Start) => {}
+                Ok(Control::Stop) => continue,
+                Err(_) => return,
+            }
+            if let Err(message) = self.ensure_model() {
+                self.emit(LiveEvent::Failed { message });
+                continue;
+            }
+            let recorder = match RecorderCommand::choose(self.config.command.as_deref())
+                .and_then(Recorder::start)
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    self.emit(LiveEvent::Failed {
+                        message: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            self.emit(LiveEvent::Listening {
+                recorder: recorder.command().to_owned(),
+            });
+            if matches!(self.listen(&recorder, control), End::Shutdown) {
+                return;
+            }
+        }
+    }
+
+    fn ensure_model(&mut self) -> Result<(), String> {
+        if self.model.is_some() {
+            return Ok(());
+        }
+        self.emit(LiveEvent::Loading {
+            model: self.config.model.name(),
+        });
+        let model = self
+            .config
+            .model
+            .load(&self.config.fetch)
+            .map_err(|e| e.to_string())?;
+        self.model = Some(model);
+        Ok(())
+    }
+
+    /// One listen, from a started recorder to the final text.
+    fn listen(&mut self, recorder: &Recorder, control: &Receiver<Control>) -> End {
+        let mut progress = Progress::default();
+        let mut decoded_len = 0;
+        let mut last_decode = Instant::now();
+        let mut last_text = String::new();
+        let end = loop {
+            match control.recv_timeout(LEVEL_EVERY) {
+                Ok(Control::Stop) => break End::Asked,
+                Err(RecvTimeoutError::Disconnected) => break End::Shutdown,
+                Ok(Control::Start) | Err(RecvTimeoutError::Timeout) => {}
+            }
+            let (len, level, ended) =
+                recorder.with(|c| (c.samples.len(), c.level, c.ended.is_some() || c.full));
+            self.emit(LiveEvent::Level {
+                level,
+                seconds: len as f64 / f64::from(SAMPLE_RATE),
+            });
+            if ended {
+                break End::Ended;
+            }
+            let new_enough =
+                len.saturating_sub(decoded_len) as f64 >= MIN_NEW_SECONDS * f64::from(SAMPLE_RATE);
+            if last_decode.elapsed() >= self.config.partial_every && new_enough {
+                let heard = recorder
+                    .with(|c| super::model::rms(c.samples.get(decoded_len..).unwrap_or_default()));
+                decoded_len = len;
+                last_decode = Instant::now();
+                if heard < SPEECH_GATE {
+                    continue;
+                }
+                match self.decode(recorder, &mut progress, len) {
+                    Ok(spoken) if spoken.text != last_text => {
+                        last_text.clone_from(&spoken.text);
+                        self.emit(LiveEvent::Partial { text: spoken.text });
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        self.emit(LiveEvent::Failed {
+                            message: e.to_string(),
+                        });
+                        break End::Asked;
+                    }
+                }
+            }
+        };
+        if matches!(end, End::Shutdown) {
+            return end;
+        }
+        // Everything the recorder wrote, then the final decode.
+        let (len, died) = recorder.with(|c| {
+            (
+                c.samples.len(),
+                c.ended.clone().flatten().map(|e| e.to_string()),
+            )
+        });
+        match self.decode(recorder, &mut progress, len) {
+            Ok(spoken) => self.emit(LiveEvent::Final(spoken)),
+            Err(e) => self.emit(LiveEvent::Failed {
+                message: e.to_string(),
+            }),
+        }
+        if let Some(message) = died {
+            self.emit(LiveEvent::Failed { message });
+        }
+        end
+    }
+
+    /// The text of the first `len` samples: settled windows once, then the open one.
+    fn decode(
+        &mut self,
+        recorder: &Recorder,
+        progress: &mut Progress,
+        len: usize,
+    ) -> Result<Spoken, SpeechError> {
+        let language = self.config.language.clone();
+        let Some(model) = self.model.as_mut() else {
+            return Err(SpeechError::Unavailable(self.config.model.name()));
+        };
+        while len >= progress.settled_end + WINDOW_SAMPLES {
+            let window = recorder.with(|c| {
+                c.samples
+                    .get(progress.settled_end..progress.settled_end + WINDOW_SAMPLES)
+                    .unwrap_or_default()
+                    .to_vec()
+            });
+            let transcript = model.transcribe(&window, language.as_deref())?;
+            let spoken = Spoken::from_transcript(&transcript);
+            progress.settled.push(spoken.text.clone());
+            progress.pieces.push((
+                spoken.mean_logprob,
+                transcript.segments.iter().map(|s| s.tokens).sum(),
+            ));
+            progress.settled_end += WINDOW_SAMPLES;
+        }
+        let tail = recorder.with(|c| {
+            c.samples
+                .get(progress.settled_end..len)
+                .unwrap_or_default()
+                .to_vec()
+        });
+        let mut texts = progress.settled.clone();
+        let mut pieces = progress.pieces.clone();
+        if !tail.is_empty() {
+            let transcript = model.transcribe(&tail, language.as_deref())?;
+            let spoken = Spoken::from_transcript(&transcript);
+            texts.push(spoken.text);
+            pieces.push((
+                spoken.mean_logprob,
+                transcript.segments.iter().map(|s| s.tokens).sum(),
+            ));
+        }
+        let text = texts
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok(Spoken::from_parts(
+            text,
+            model.name(),
+            len as f64 / f64::from(SAMPLE_RATE),
+            pieces.into_iter().filter(|(_, n)| *n > 0),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spoken_metadata_averages_log_probabilities_by_tokens() {
+        let spoken = Spoken::from_parts(
+            "a b".to_owned(),
+            "m",
+            2.0,
+            [(-0.5, 10), (-1.0, 30)].into_iter(),
+        );
+        assert!((spoken.mean_logprob + 0.875).abs() < 1e-9);
+        let silent = Spoken::from_parts(String::new(), "m", 1.0, std::iter::empty());
+        assert!(silent.mean_logprob.abs() < f64::EPSILON);
+    }
+
+    #[test]
+    fn a_listener_without_a_model_says_so_and_stays_usable() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let missing = tempfile::tempdir().unwrap();
+        let mut listener = Listener::spawn(
+            ListenConfig {
+                command: Some("cat /dev/null".to_owned()),
+                model: ModelChoice::Path(missing.path().join("nothing")),
+                language: None,
+                fetch: FetchConfig::from_env(),
+                partial_every: Duration::from_secs(1),
+            },
+            tx,
+        );
+        listener.start();
+        let mut seen = Vec::new();
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            match rx.try_recv() {
+                Ok(LiveEvent::Failed { message }) => {
+                    seen.push(message);
+                    break;
+                }
+                Ok(_) => {}
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(seen[0].contains("nothing"), "{seen:?}");
+        listener.stop();
+        drop(listener);
+    }
+}

@@ -269,6 +269,18 @@ impl ResponseDepth {
     }
 }
 
+/// How a spoken answer was heard: the speech model, the audio's length, the transcript's mean
+/// token log-probability (closer to 0 is surer), and the kept audio file, if any.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnswerSpeech {
+    pub model: String,
+    pub duration_seconds: f64,
+    pub mean_logprob: f64,
+    /// The audio kept beside the database (`--keep-audio`), by file name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_file: Option<String>,
+}
+
 /// Who said it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -39,10 +39,16 @@ use crate::pipeline::Interview;
 pub const COMMAND_CAPACITY: usize = 32;
 
 /// What a driver asks of the session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// The respondent's answer to the pending question.
     Answer(String),
+    /// An answer that was spoken: the text as sent (a moderator may have corrected words) and
+    /// how it was heard, saved with the answer.
+    SpokenAnswer {
+        text: String,
+        speech: crate::domain::AnswerSpeech,
+    },
     /// Retry the turn that failed (or the opening question).
     Retry,
     /// Regenerate the pending question with a researcher's choice of strategy and focus.

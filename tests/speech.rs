@@ -327,6 +327,7 @@ fn word_error_rate_counts_edits_on_normalised_words() {
 async fn speaking_fills_the_answer_box_live_and_enter_runs_the_turn() {
     use crossterm::event::{Event as CtEvent, KeyCode, KeyEvent, KeyModifiers};
     use interviewer::domain::Speaker;
+    use interviewer::store::StoreOps;
     use interviewer::tui::{EventLoop, EventSources};
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
@@ -468,6 +469,12 @@ async fn speaking_fills_the_answer_box_live_and_enter_runs_the_turn() {
         .any(|m| m.speaker == Speaker::Respondent && m.text == final_text);
     assert!(answered, "the spoken answer is the respondent's turn 1");
     control.shutdown();
+    // Saved with how it was heard.
+    let store = interviewer::store::Store::open(dir.path().join("interviews.db")).unwrap();
+    let heard = store.utterance_speech(tui_support::SESSION_ID).unwrap();
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0].1.model, "whisper-tiny.en");
+    assert!(heard[0].1.duration_seconds > seconds, "{heard:?}");
 }
 
 /// One step of the app's loop, bounded in time.
@@ -477,4 +484,205 @@ async fn step(lp: &mut interviewer::tui::EventLoop<ratatui::backend::TestBackend
         .expect("the loop keeps stepping")
         .unwrap();
     assert_eq!(flow, interviewer::tui::Flow::Continue);
+}
+
+/// Four laddering answers about oat milk, spoken for the audio-versus-typed interview.
+const LADDER: [&str; 4] = [
+    "I buy oat milk because it is creamy and it froths well in my coffee.",
+    "The creamy texture makes my morning coffee feel like a little treat.",
+    "That little treat puts me in a calm mood before work.",
+    "When I am calm I am more patient with my children, and that matters to me.",
+];
+
+/// The graph of a session as comparable facts: node labels with their types, and edges by
+/// their ends' labels and type.
+fn graph_facts(db: &Path) -> (Vec<String>, Vec<String>) {
+    let out = common::run_binary(&[db], &["export", "latest", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&common::succeeded(&out)).unwrap();
+    let nodes = json["graph"]["nodes"].as_array().unwrap();
+    let label = |id: &serde_json::Value| {
+        nodes
+            .iter()
+            .find(|n| n["id"] == *id)
+            .map(|n| n["label"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    let mut labels: Vec<String> = nodes
+        .iter()
+        .map(|n| format!("{} [{}]", n["label"], n["node_type"]))
+        .collect();
+    let mut edges: Vec<String> = json["graph"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} -{}-> {}",
+                label(&e["source_node_id"]),
+                e["edge_type"],
+                label(&e["target_node_id"])
+            )
+        })
+        .collect();
+    labels.sort();
+    edges.sort();
+    (labels, edges)
+}
+
+/// `interview --answers-audio`: each spoken answer is transcribed and saved with how it was
+/// heard, and the interview's graph is the one the same interview typed (with the transcripts
+/// as the typed answers) produces.
+#[test]
+fn an_interview_from_audio_files_builds_the_graph_of_the_same_interview_typed() {
+    if !espeak_available() {
+        println!("SKIP: espeak-ng not installed");
+        return;
+    }
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (i, text) in LADDER.iter().enumerate() {
+        let path = dir.path().join(format!("answer{i}.wav"));
+        let status = Command::new("espeak-ng")
+            .args(["-v", "en-us", "-s", "150", "-w"])
+            .arg(&path)
+            .arg(text)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        files.push(path.display().to_string());
+    }
+    let spoken_db = dir.path().join("spoken.db");
+    let mut args = vec![
+        "--provider",
+        "none",
+        "interview",
+        "--concept",
+        "oat_milk",
+        "--json",
+        "--answers-audio",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let out = common::run_binary(&[&spoken_db], &args);
+    common::succeeded(&out);
+    println!("{}", String::from_utf8_lossy(&out.stderr));
+
+    // What was heard, as the export names it.
+    let export = common::run_binary(&[&spoken_db], &["export", "latest", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&common::succeeded(&export)).unwrap();
+    let answers: Vec<&serde_json::Value> = json["utterances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["speaker"] == "respondent")
+        .collect();
+    assert_eq!(answers.len(), LADDER.len());
+    let mut typed = String::new();
+    for (answer, reference) in answers.iter().zip(LADDER) {
+        let speech = &answer["speech"];
+        assert_eq!(speech["model"], "whisper-tiny.en", "{answer}");
+        let seconds = speech["duration_seconds"].as_f64().unwrap();
+        assert!((2.0..10.0).contains(&seconds), "{answer}");
+        let logprob = speech["mean_logprob"].as_f64().unwrap();
+        assert!((-1.5..0.0).contains(&logprob), "{answer}");
+        let text = answer["text"].as_str().unwrap();
+        let (r, h) = (words(reference), words(text));
+        // Recognition quality is measured above; here each file's text is that answer's.
+        assert!(
+            edits(&r, &h) * 2 <= r.len(),
+            "heard {text:?} for {reference:?}"
+        );
+        typed.push_str(text);
+        typed.push_str("\n\n");
+    }
+
+    // The same interview typed, with the transcripts as the answers.
+    let typed_file = dir.path().join("typed.txt");
+    std::fs::write(&typed_file, typed).unwrap();
+    let typed_db = dir.path().join("typed.db");
+    let out = common::run_binary(
+        &[&typed_db],
+        &[
+            "--provider",
+            "none",
+            "interview",
+            "--concept",
+            "oat_milk",
+            "--json",
+            "--answers",
+            typed_file.to_str().unwrap(),
+        ],
+    );
+    common::succeeded(&out);
+    let (spoken_nodes, spoken_edges) = graph_facts(&spoken_db);
+    let (typed_nodes, typed_edges) = graph_facts(&typed_db);
+    assert!(spoken_nodes.len() >= 4, "{spoken_nodes:?}");
+    assert_eq!(spoken_nodes, typed_nodes);
+    assert_eq!(spoken_edges, typed_edges);
+    // A typed answer carries no speech record.
+    let typed_export = common::run_binary(&[&typed_db], &["export", "latest", "--format", "json"]);
+    assert!(!common::succeeded(&typed_export).contains("\"speech\""));
+}
+
+/// A file that is not audio, and one with no speech, are errors naming the file; nothing of a
+/// turn is half-written.
+#[test]
+fn bad_audio_answers_are_errors_that_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bad.db");
+    let text = dir.path().join("answer.wav");
+    std::fs::write(&text, "this is not audio").unwrap();
+    let out = common::run_binary(
+        &[&db],
+        &[
+            "--provider",
+            "none",
+            "interview",
+            "--concept",
+            "oat_milk",
+            "--answers-audio",
+            text.to_str().unwrap(),
+        ],
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("answer.wav"), "{stderr}");
+    assert!(!db.exists() || std::fs::metadata(&db).unwrap().len() > 0);
+
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let silent = dir.path().join("silent.wav");
+    std::fs::write(
+        &silent,
+        interviewer::speech::encode_pcm16(16_000, &vec![0.0; 32_000]),
+    )
+    .unwrap();
+    let out = common::run_binary(
+        &[&db],
+        &[
+            "--provider",
+            "none",
+            "interview",
+            "--concept",
+            "oat_milk",
+            "--answers-audio",
+            silent.to_str().unwrap(),
+        ],
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("silent.wav: no speech heard"), "{stderr}");
+    // The session was opened and asked its question, but no answer was saved.
+    let export = common::run_binary(&[&db], &["export", "latest", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&common::succeeded(&export)).unwrap();
+    assert!(
+        json["utterances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|u| u["speaker"] != "respondent")
+    );
 }

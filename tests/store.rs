@@ -30,9 +30,10 @@ use interviewer::store::{
 use serde_json::json;
 use tempfile::TempDir;
 
-const TABLES: [&str; 10] = [
+const TABLES: [&str; 11] = [
     "sessions",
     "utterances",
+    "utterance_speech",
     "kg_nodes",
     "kg_edges",
     "canonical_slots",
@@ -192,7 +193,7 @@ fn migrates_an_empty_file_to_the_latest_version() {
 }
 
 /// Version 2 adds `sessions.failure` (seed 004's ERROR state), version 3 a simulated session's
-/// persona. A database written before them (version 1: no such columns) is upgraded in place on
+/// persona, version 4 the table of how spoken answers were heard. A database written before them (version 1: no such columns) is upgraded in place on
 /// open, keeps its sessions, and records and clears failures and personas like a new one.
 #[test]
 fn a_version_1_database_gains_the_failure_and_persona_columns_in_place() {
@@ -204,7 +205,8 @@ fn a_version_1_database_gains_the_failure_and_persona_columns_in_place() {
         let conn = raw(&path);
         conn.execute_batch(
             "ALTER TABLE sessions DROP COLUMN failure; ALTER TABLE sessions DROP COLUMN persona;
-             ALTER TABLE sessions DROP COLUMN persona_seed; PRAGMA user_version = 1;",
+             ALTER TABLE sessions DROP COLUMN persona_seed; DROP TABLE utterance_speech;
+             PRAGMA user_version = 1;",
         )
         .unwrap();
     }
@@ -234,6 +236,8 @@ fn a_version_1_database_gains_the_failure_and_persona_columns_in_place() {
         "a seed above i64::MAX survives the signed column"
     );
     assert!(store.set_session_persona("missing", "brief", 1).is_err());
+    // Version 4's table of how spoken answers were heard is there, empty.
+    assert!(store.utterance_speech("old").unwrap().is_empty());
 }
 
 #[cfg(unix)]
@@ -824,8 +828,19 @@ fn deleting_a_session_cascades_to_every_table() {
     create(&store, "keep");
     for session in ["s1", "keep"] {
         let n = |id: &str| node(session, &format!("{session}-{id}"), 1);
-        store
+        let said = store
             .insert_utterance(session, 1, Speaker::Respondent, "x")
+            .unwrap();
+        store
+            .insert_utterance_speech(
+                &said.id,
+                &interviewer::domain::AnswerSpeech {
+                    model: "whisper-tiny.en".into(),
+                    duration_seconds: 2.5,
+                    mean_logprob: -0.3,
+                    audio_file: None,
+                },
+            )
             .unwrap();
         store.upsert_nodes(&[n("a"), n("b")]).unwrap();
         store

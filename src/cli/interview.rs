@@ -37,8 +37,27 @@ pub struct InterviewArgs {
     #[arg(long, default_value_t = DEFAULT_MAX_TURNS, value_parser = clap::value_parser!(u32).range(1..=500))]
     pub max_turns: u32,
     /// Answers, one paragraph each, separated by blank lines; `-` reads stdin.
-    #[arg(long, short = 'a', value_name = "FILE|-")]
-    pub answers: String,
+    #[arg(
+        long,
+        short = 'a',
+        value_name = "FILE|-",
+        required_unless_present = "answers_audio",
+        conflicts_with = "answers_audio"
+    )]
+    pub answers: Option<String>,
+    /// Spoken answers, one WAV file per answer in turn order, transcribed offline with
+    /// Whisper; each answer is saved with how it was heard (model, duration, mean
+    /// log-probability).
+    #[arg(long, value_name = "WAV", num_args = 1..)]
+    pub answers_audio: Vec<std::path::PathBuf>,
+    /// Speech model for `--answers-audio`: `tiny.en`, `base` or a model directory (default:
+    /// the settings file's `audio.model`, else `base` for a non-English `--language`, else
+    /// `tiny.en`).
+    #[arg(long, value_name = "NAME|DIR")]
+    pub speech_model: Option<String>,
+    /// Language of the spoken answers (`en`, `de`, …).
+    #[arg(long, value_name = "CODE")]
+    pub language: Option<String>,
     /// Print one `TurnResult` JSON object per line instead of the questions.
     #[arg(long)]
     pub json: bool,
@@ -68,14 +87,17 @@ pub fn run(
     };
     // Everything that needs no model first, so a mistake is reported before any download.
     let resolved = resolve_session(dir, db, &choice)?;
+    let mut answers: Box<dyn AnswerSource> = match &args.answers {
+        Some(file) => Box::new(AnswerFile::open(file)?),
+        None => Box::new(SpokenAnswers::open(llm, args)?),
+    };
     let prepared = prepare(dir, llm, args.stages)?;
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
-    let mut answers = AnswerFile::open(&args.answers)?;
     let id = interview.session_id().to_owned();
     eprintln!("session {id} (continue it with --resume {id})");
     let json = args.json;
     let mut write_error = None;
-    let (_, ending) = crate::session::driver::run(interview, &mut answers, |event| {
+    let (_, ending) = crate::session::driver::run(interview, answers.as_mut(), |event| {
         let Some(event) = event.pipeline() else {
             return;
         };
@@ -170,6 +192,87 @@ fn turn_error(e: TurnError) -> CliError {
         CliError::Llm(format!("{message}; run again with --resume to retry"))
     } else {
         CliError::Input(message)
+    }
+}
+
+/// Spoken answers: one audio file per turn, each transcribed when its turn comes.
+struct SpokenAnswers {
+    files: Vec<std::path::PathBuf>,
+    model: crate::speech::SpeechModel,
+    language: Option<String>,
+}
+
+impl SpokenAnswers {
+    /// Checks every file before the model loads (a missing or unreadable file is reported at
+    /// once, naming it), then loads the speech model.
+    fn open(llm: &LlmOptions, args: &InterviewArgs) -> Result<Self, CliError> {
+        for path in &args.answers_audio {
+            crate::speech::read_audio(path)
+                .map_err(|e| CliError::Input(format!("--answers-audio {}: {e}", path.display())))?;
+        }
+        let mut listen = super::setup::listen_config(llm)?;
+        if let Some(language) = &args.language {
+            listen.language = Some(language.trim().to_ascii_lowercase());
+            if listen.language.as_deref() != Some("en") && args.speech_model.is_none() {
+                listen.model = crate::speech::ModelChoice::Base;
+            }
+        }
+        if let Some(model) = &args.speech_model {
+            listen.model = crate::speech::ModelChoice::parse(model);
+        }
+        let fetch = crate::model_files::FetchConfig::from_env();
+        let model = listen
+            .model
+            .load(&fetch)
+            .map_err(|e| CliError::Llm(format!("speech model: {e}")))?;
+        Ok(Self {
+            files: args.answers_audio.clone(),
+            model,
+            language: listen.language,
+        })
+    }
+}
+
+impl AnswerSource for SpokenAnswers {
+    /// Turn `k`'s answer is file `k`: a resumed session skips the files of the turns it has.
+    fn next<'a>(
+        &'a mut self,
+        waiting: &'a Waiting<'a>,
+    ) -> LocalBoxFuture<'a, Result<Option<Command>, SourceError>> {
+        let turn = waiting.turn;
+        async move {
+            let Some(path) = usize::try_from(turn)
+                .ok()
+                .and_then(|t| t.checked_sub(1))
+                .and_then(|i| self.files.get(i))
+            else {
+                return Ok(None);
+            };
+            let name = path.display().to_string();
+            let (samples, _) = crate::speech::read_audio(path)
+                .map_err(|e| Box::new(CliError::Input(format!("{name}: {e}"))) as SourceError)?;
+            let transcript = self
+                .model
+                .transcribe(&samples, self.language.as_deref())
+                .map_err(|e| Box::new(CliError::Input(format!("{name}: {e}"))) as SourceError)?;
+            let heard = crate::speech::live::Spoken::from_transcript(&transcript);
+            if heard.text.trim().is_empty() {
+                return Err(Box::new(CliError::Input(format!(
+                    "{name}: no speech heard (silence or noise); the session stays resumable"
+                ))) as SourceError);
+            }
+            eprintln!("[turn {turn}] heard ({name}): {}", heard.text);
+            Ok(Some(Command::SpokenAnswer {
+                text: heard.text,
+                speech: crate::domain::AnswerSpeech {
+                    model: heard.model,
+                    duration_seconds: heard.duration_seconds,
+                    mean_logprob: heard.mean_logprob,
+                    audio_file: None,
+                },
+            }))
+        }
+        .boxed_local()
     }
 }
 

@@ -38,6 +38,8 @@ pub struct TurnRecord {
 pub struct SessionData {
     pub session: SessionRecord,
     pub utterances: Vec<Utterance>,
+    /// How each spoken answer was heard, by utterance id.
+    pub speech: HashMap<String, crate::domain::AnswerSpeech>,
     pub nodes: Vec<KgNode>,
     pub edges: Vec<KgEdge>,
     pub slots: Vec<CanonicalSlot>,
@@ -64,6 +66,7 @@ impl SessionData {
         let (tracked_labels, levels) = tracker_facts(session.node_tracker.as_deref(), &nodes);
         Ok(Self {
             utterances: store.utterances(session_id)?,
+            speech: store.utterance_speech(session_id)?.into_iter().collect(),
             nodes,
             edges: store.edges(session_id)?,
             slots: store.slots(session_id)?,

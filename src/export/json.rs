@@ -40,13 +40,20 @@ pub(crate) fn document(data: &SessionData) -> Value {
         },
         "turns": data.turns.iter().map(turn).collect::<Vec<_>>(),
         "focus_tracing": s.state.focus_history,
-        "utterances": data.utterances.iter().map(|u| json!({
-            "id": u.id,
-            "turn": u.turn,
-            "speaker": u.speaker,
-            "text": u.text,
-            "created_at": u.created_at,
-        })).collect::<Vec<_>>(),
+        "utterances": data.utterances.iter().map(|u| {
+            let mut row = json!({
+                "id": u.id,
+                "turn": u.turn,
+                "speaker": u.speaker,
+                "text": u.text,
+                "created_at": u.created_at,
+            });
+            // A spoken answer says how it was heard.
+            if let (Some(speech), Some(map)) = (data.speech.get(&u.id), row.as_object_mut()) {
+                map.insert("speech".to_owned(), json!(speech));
+            }
+            row
+        }).collect::<Vec<_>>(),
         "graph": {
             "nodes": data.nodes.iter().map(without_embedding).collect::<Vec<_>>(),
             "edges": data.edges,

@@ -88,6 +88,8 @@ pub struct Interview {
     /// or the opening question, completed here; the session lock keeps other processes
     /// out), so starting it needs no look for a saved answer or checkpoints.
     pub(crate) unstarted_turn: Option<u32>,
+    /// How the answer being processed was heard, when it was spoken; saved with it.
+    pub(crate) pending_speech: Option<crate::domain::AnswerSpeech>,
     _lock: SessionLock,
 }
 
@@ -157,6 +159,7 @@ impl Interview {
             deferred_run: None,
             slots_current_at: None,
             unstarted_turn: None,
+            pending_speech: None,
             _lock: lock,
         })
     }
@@ -355,6 +358,20 @@ impl Interview {
             closing: false,
         });
         Ok(question)
+    }
+
+    /// [`Interview::answer`] for an answer that was spoken: `speech` (how it was heard) is
+    /// saved with the answer, in the same transaction.
+    pub async fn answer_spoken(
+        &mut self,
+        raw: &str,
+        speech: crate::domain::AnswerSpeech,
+        events: &EventSink,
+    ) -> Result<TurnResult, TurnError> {
+        self.pending_speech = Some(speech);
+        let result = self.answer(raw, events).await;
+        self.pending_speech = None;
+        result
     }
 
     /// Processes an answer as the next turn. If the next turn stopped part-way, it resumes

@@ -301,6 +301,7 @@ impl Interview {
                 let input = s02::Input {
                     turn,
                     answer: &run.ctx.user_input,
+                    speech: self.pending_speech.clone(),
                 };
                 let staged = s02::run(&input, &self.ports(events))?;
                 self.commit(run, staged)
@@ -449,6 +450,9 @@ fn write_effects(
 ) -> Result<(), StoreError> {
     if let Some(u) = &effects.utterance {
         tx.insert_utterance_with_id(&u.id, session_id, turn, u.speaker, &u.text)?;
+        if let Some(speech) = &u.speech {
+            tx.insert_utterance_speech(&u.id, speech)?;
+        }
     }
     if !effects.nodes_created.is_empty() || !effects.nodes_updated.is_empty() {
         let changed: Vec<_> = effects

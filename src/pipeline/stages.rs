@@ -69,11 +69,13 @@ pub(crate) enum Extra {
 }
 
 /// An utterance a stage saves.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct NewUtterance {
     pub id: String,
     pub speaker: Speaker,
     pub text: String,
+    /// How a spoken answer was heard.
+    pub speech: Option<crate::domain::AnswerSpeech>,
 }
 
 /// The store changes a stage's output implies, as data. The runner writes them in the

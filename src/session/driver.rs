@@ -244,6 +244,16 @@ pub async fn drive(
                     Err(e) => Some(e),
                 }
             }
+            Command::SpokenAnswer { text, speech } => {
+                reports.send(SessionEvent::AnswerReceived {
+                    turn: interview.turn_count() + 1,
+                    text: text.clone(),
+                });
+                match interview.answer_spoken(&text, speech, events).await {
+                    Ok(_) => discover(interview, events).await,
+                    Err(e) => Some(e),
+                }
+            }
             Command::Retry => settle(interview, events, reports).await,
             Command::EditQuestion(text) => interview.edit_question(&text, events).err(),
             Command::Regenerate { strategy, node_id } => interview

@@ -137,6 +137,23 @@ pub trait StoreOps: sealed::Connected {
         utterances::all(conn(self), session_id)
     }
 
+    /// Records how a spoken answer was heard (in the transaction that saves the answer).
+    fn insert_utterance_speech(
+        &self,
+        utterance_id: &str,
+        speech: &crate::domain::AnswerSpeech,
+    ) -> Result<(), StoreError> {
+        utterances::insert_speech(conn(self), utterance_id, speech)
+    }
+
+    /// How each spoken answer of a session was heard, by utterance id.
+    fn utterance_speech(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<(String, crate::domain::AnswerSpeech)>, StoreError> {
+        utterances::speech(conn(self), session_id)
+    }
+
     /// The last `limit` utterances, oldest first (context loading's recent window).
     fn recent_utterances(
         &self,

@@ -10,10 +10,21 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::StoreError;
 
 /// The schema version this build writes and the newest it can read.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Ordered migration steps; step `i` takes the file from version `i` to `i + 1`.
-const MIGRATIONS: [&str; 3] = [V1, V2, V3];
+const MIGRATIONS: [&str; 4] = [V1, V2, V3, V4];
+
+/// Version 4: how a spoken answer was heard (speech model, audio length, mean token
+/// log-probability, the kept audio file), one row per answer that came from speech; deleted
+/// with its utterance.
+const V4: &str = "CREATE TABLE utterance_speech (
+    utterance_id     TEXT PRIMARY KEY NOT NULL REFERENCES utterances (id) ON DELETE CASCADE,
+    model            TEXT NOT NULL,
+    duration_seconds REAL NOT NULL CHECK (duration_seconds >= 0),
+    mean_logprob     REAL NOT NULL,
+    audio_file       TEXT
+) STRICT;";
 
 /// Version 3: the simulated respondent of a session made by `simulate` (persona id and seed),
 /// so a study can compare personas from stored sessions; `NULL` for a person's interview.

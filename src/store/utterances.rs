@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::codec::{NOW, atomic, col, query_all, query_opt};
 use super::{StoreError, sessions};
-pub use crate::domain::Speaker;
+pub use crate::domain::{AnswerSpeech, Speaker};
 
 /// A stored utterance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,4 +157,52 @@ fn decode(row: &Row<'_>) -> Result<Utterance, StoreError> {
         created_at: col(row, "created_at")?,
         id,
     })
+}
+
+/// Records how the utterance `utterance_id` was heard.
+pub(crate) fn insert_speech(
+    conn: &Connection,
+    utterance_id: &str,
+    speech: &AnswerSpeech,
+) -> Result<(), StoreError> {
+    let context = format!("saving how utterance {utterance_id} was heard");
+    conn.execute(
+        "INSERT INTO utterance_speech (utterance_id, model, duration_seconds, mean_logprob, \
+         audio_file) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            utterance_id,
+            speech.model,
+            speech.duration_seconds,
+            speech.mean_logprob,
+            speech.audio_file
+        ],
+    )
+    .map_err(|e| StoreError::sqlite(context.as_str(), e))?;
+    Ok(())
+}
+
+/// How each spoken answer of a session was heard, by utterance id, in turn order.
+pub(crate) fn speech(
+    conn: &Connection,
+    session_id: &str,
+) -> Result<Vec<(String, AnswerSpeech)>, StoreError> {
+    query_all(
+        conn,
+        "SELECT s.utterance_id, s.model, s.duration_seconds, s.mean_logprob, s.audio_file
+         FROM utterance_speech s JOIN utterances u ON u.id = s.utterance_id
+         WHERE u.session_id = ?1 ORDER BY u.turn",
+        [session_id],
+        &format!("reading how the answers of session {session_id} were heard"),
+        |row| {
+            Ok((
+                col(row, "utterance_id")?,
+                AnswerSpeech {
+                    model: col(row, "model")?,
+                    duration_seconds: col(row, "duration_seconds")?,
+                    mean_logprob: col(row, "mean_logprob")?,
+                    audio_file: col(row, "audio_file")?,
+                },
+            ))
+        },
+    )
 }

@@ -120,10 +120,12 @@ pub struct Ui {
     /// Listening (or loading the model to listen) and what the transcript has put in the
     /// answer box.
     pub speech: Option<SpeechUi>,
+    /// The answer box holds a finished transcript: how it was heard, sent with the answer.
+    pub heard: Option<crate::domain::AnswerSpeech>,
 }
 
 /// What the event loop does for the app.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     Send(Command),
     /// Start (true) or stop listening.
@@ -184,6 +186,7 @@ impl App {
                 whatif: None,
                 speech_available: false,
                 speech: None,
+                heard: None,
             },
             input: TextArea::default(),
             theme,
@@ -364,7 +367,11 @@ impl App {
         self.ui.last_sent = Some(text.clone());
         self.ui.conversation_scroll = 0;
         self.model.begin(Work::Turn, turn, self.now());
-        let mut actions = vec![Action::Send(Command::Answer(text))];
+        let command = match self.ui.heard.take() {
+            Some(speech) => Command::SpokenAnswer { text, speech },
+            None => Command::Answer(text),
+        };
+        let mut actions = vec![Action::Send(command)];
         // What is shown is what was said: listening ends, and a late transcript stays out.
         if self.ui.speech.take().is_some() {
             actions.push(Action::Listen(false));

@@ -127,10 +127,16 @@ impl Fixture {
         let loaded = s01_context_loading::run(&s01_context_loading::Input { answer }, &ports)
             .unwrap()
             .output;
-        let saved =
-            s02_utterance_saving::run(&s02_utterance_saving::Input { turn, answer }, &ports)
-                .unwrap()
-                .output;
+        let saved = s02_utterance_saving::run(
+            &s02_utterance_saving::Input {
+                turn,
+                answer,
+                speech: None,
+            },
+            &ports,
+        )
+        .unwrap()
+        .output;
         let srl = s02_5_srl_preprocessing::run(&s02_5_srl_preprocessing::Input { answer }, &ports)
             .unwrap()
             .output;

@@ -10,6 +10,8 @@ pub(crate) struct Input<'a> {
     pub turn: u32,
     /// The cleaned answer.
     pub answer: &'a str,
+    /// How it was heard, when it was spoken.
+    pub speech: Option<crate::domain::AnswerSpeech>,
 }
 
 #[allow(
@@ -36,6 +38,7 @@ pub(crate) fn run(
                 id,
                 speaker: Speaker::Respondent,
                 text: input.answer.to_owned(),
+                speech: input.speech.clone(),
             }),
             ..Effects::default()
         },
@@ -54,6 +57,7 @@ mod tests {
         let input = Input {
             turn: 3,
             answer: "It froths well.",
+            speech: None,
         };
         let first = run(&input, &fx.ports()).unwrap();
         let again = run(&input, &fx.ports()).unwrap();

@@ -35,6 +35,7 @@ pub(crate) fn run(
                 id,
                 speaker: Speaker::Interviewer,
                 text: question.clone(),
+                speech: None,
             }),
             ..Effects::default()
         },

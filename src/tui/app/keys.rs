@@ -162,6 +162,10 @@ impl App {
                 self.input.input(key);
             }
         }
+        // A box emptied by hand no longer holds what was heard.
+        if self.input.is_empty() {
+            self.ui.heard = None;
+        }
         Vec::new()
     }
 

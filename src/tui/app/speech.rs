@@ -82,6 +82,13 @@ impl App {
                     self.put_transcript(&spoken.text);
                     if spoken.text.trim().is_empty() {
                         self.ui.flash = Some("no speech heard".to_owned());
+                    } else {
+                        self.ui.heard = Some(crate::domain::AnswerSpeech {
+                            model: spoken.model,
+                            duration_seconds: spoken.duration_seconds,
+                            mean_logprob: spoken.mean_logprob,
+                            audio_file: None,
+                        });
                     }
                 }
                 self.ui.speech = None;

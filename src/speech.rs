@@ -25,6 +25,7 @@ mod model;
 pub mod recorder;
 mod resample;
 mod timestamps;
+pub mod voice;
 mod wav;
 mod weights;
 
@@ -185,6 +186,45 @@ impl ModelChoice {
         let dir = self.resolve(config)?;
         SpeechModel::load(&dir, &self.name())
     }
+}
+
+/// Where a session's kept audio lives: `<db>.audio/<session>/` beside the database file.
+pub fn kept_audio_dir(db: &Path, session_id: &str) -> PathBuf {
+    let name = db.file_name().map_or_else(
+        || "interviewer.db".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    db.with_file_name(format!("{name}.audio")).join(session_id)
+}
+
+/// Keeps `source` (an answer's audio) as `turn-NN.wav` in `dir`, readable by its owner only
+/// (the folder 0700, the file 0600); returns the file's path relative to the database's
+/// folder, as the utterance records it.
+pub fn keep_audio(source: &Path, dir: &Path, turn: u32) -> std::io::Result<String> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)?;
+    let kept = dir.join(format!("turn-{turn:02}.wav"));
+    std::fs::copy(source, &kept)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o600))?;
+    }
+    let session = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    let folder = dir
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned());
+    Ok(match (folder, session) {
+        (Some(f), Some(s)) => format!("{f}/{s}/turn-{turn:02}.wav"),
+        _ => kept.display().to_string(),
+    })
 }
 
 /// Reads a WAV file as 16 kHz mono samples, with its duration in seconds.

@@ -59,6 +59,7 @@ pub use view::render_panel;
 
 use crate::session::{Command, SessionFeed, SessionHandle};
 use crate::speech::live::{ListenConfig, Listener};
+use crate::speech::voice::Voice;
 
 /// How long quitting waits for the session task to stop before leaving a running turn to its
 /// checkpoint.
@@ -81,12 +82,13 @@ pub fn run_interview(
     session: SessionHandle,
     mode: Mode,
     listen: Option<ListenConfig>,
+    voice: Option<Voice>,
 ) -> Result<(), TuiError> {
     let runtime = runtime()?;
     let (terminal, guard) = terminal::enter().map_err(|e| TuiError::Terminal(e.to_string()))?;
     let (result, stopped) = runtime.block_on(async {
         let (inputs, stopped) = spawn_input();
-        let result = interview_screen(terminal, inputs, session, mode, listen).await;
+        let result = interview_screen(terminal, inputs, session, mode, listen, voice).await;
         (result, stopped)
     });
     drop(guard);
@@ -142,7 +144,8 @@ pub fn run_start(
                 start::draw(&mut terminal, &screen)?;
                 match open(&choice) {
                     Ok((session, mode)) => {
-                        return interview_screen(terminal, inputs, session, mode, listen).await;
+                        return interview_screen(terminal, inputs, session, mode, listen, None)
+                            .await;
                     }
                     Err(e) => screen.set_message(Some(e)),
                 }
@@ -183,6 +186,7 @@ async fn interview_screen(
     session: SessionHandle,
     mode: Mode,
     listen: Option<ListenConfig>,
+    voice: Option<Voice>,
 ) -> Result<(), TuiError> {
     let info = session.info.clone();
     let (events, control) = session.into_parts();
@@ -196,6 +200,9 @@ async fn interview_screen(
             .with_listener(Listener::spawn(config, tx));
     } else {
         event_loop = EventLoop::new(terminal, app, sources, Some(control.commands.clone()));
+    }
+    if let Some(voice) = voice {
+        event_loop = event_loop.with_voice(voice);
     }
     let result = event_loop.run().await;
     if !control.shutdown_within(SHUTDOWN_WAIT) {

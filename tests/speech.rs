@@ -555,19 +555,40 @@ fn an_interview_from_audio_files_builds_the_graph_of_the_same_interview_typed() 
         files.push(path.display().to_string());
     }
     let spoken_db = dir.path().join("spoken.db");
+    // Questions read aloud by a "voice" that writes them down.
+    let said = dir.path().join("said.txt");
+    let settings = dir.path().join("settings.yaml");
+    std::fs::write(
+        &settings,
+        format!(
+            "audio: {{ speak: \"printf '%s\\\\n' >> '{}'\" }}\n",
+            said.display()
+        ),
+    )
+    .unwrap();
     let mut args = vec![
         "--provider",
         "none",
+        "--config",
+        settings.to_str().unwrap(),
         "interview",
         "--concept",
         "oat_milk",
         "--json",
+        "--speak",
+        "--keep-audio",
         "--answers-audio",
     ];
     args.extend(files.iter().map(String::as_str));
     let out = common::run_binary(&[&spoken_db], &args);
     common::succeeded(&out);
     println!("{}", String::from_utf8_lossy(&out.stderr));
+    let questions = std::fs::read_to_string(&said).unwrap();
+    assert_eq!(questions.lines().count(), LADDER.len() + 1, "{questions}");
+    assert!(
+        questions.starts_with("When it comes to oat milk"),
+        "{questions}"
+    );
 
     // What was heard, as the export names it.
     let export = common::run_binary(&[&spoken_db], &["export", "latest", "--format", "json"]);
@@ -587,6 +608,15 @@ fn an_interview_from_audio_files_builds_the_graph_of_the_same_interview_typed() 
         assert!((2.0..10.0).contains(&seconds), "{answer}");
         let logprob = speech["mean_logprob"].as_f64().unwrap();
         assert!((-1.5..0.0).contains(&logprob), "{answer}");
+        // The audio is kept beside the database, for its owner only.
+        let kept = dir.path().join(speech["audio_file"].as_str().unwrap());
+        assert!(kept.is_file(), "{answer}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&kept).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "{}", kept.display());
+        }
         let text = answer["text"].as_str().unwrap();
         let (r, h) = (words(reference), words(text));
         // Recognition quality is measured above; here each file's text is that answer's.
@@ -624,6 +654,12 @@ fn an_interview_from_audio_files_builds_the_graph_of_the_same_interview_typed() 
     // A typed answer carries no speech record.
     let typed_export = common::run_binary(&[&typed_db], &["export", "latest", "--format", "json"]);
     assert!(!common::succeeded(&typed_export).contains("\"speech\""));
+    // Deleting the session deletes its audio.
+    let kept_dir = dir.path().join("spoken.db.audio");
+    assert!(kept_dir.read_dir().unwrap().next().is_some());
+    let out = common::run_binary(&[&spoken_db], &["sessions", "delete", "latest", "--yes"]);
+    assert!(common::succeeded(&out).contains("removed its kept audio"));
+    assert!(kept_dir.read_dir().unwrap().next().is_none());
 }
 
 /// A file that is not audio, and one with no speech, are errors naming the file; nothing of a

@@ -58,6 +58,14 @@ pub struct InterviewArgs {
     /// Language of the spoken answers (`en`, `de`, …).
     #[arg(long, value_name = "CODE")]
     pub language: Option<String>,
+    /// Keep each spoken answer's audio beside the database (`<db>.audio/<session>/`, files
+    /// 0600), named in the JSON export and deleted with the session.
+    #[arg(long, requires = "answers_audio")]
+    pub keep_audio: bool,
+    /// Read each question aloud with a text-to-speech program (`audio.speak`, else spd-say,
+    /// espeak-ng or say).
+    #[arg(long)]
+    pub speak: bool,
     /// Print one `TurnResult` JSON object per line instead of the questions.
     #[arg(long)]
     pub json: bool,
@@ -87,13 +95,23 @@ pub fn run(
     };
     // Everything that needs no model first, so a mistake is reported before any download.
     let resolved = resolve_session(dir, db, &choice)?;
-    let mut answers: Box<dyn AnswerSource> = match &args.answers {
-        Some(file) => Box::new(AnswerFile::open(file)?),
-        None => Box::new(SpokenAnswers::open(llm, args)?),
+    let typed = args.answers.as_deref().map(AnswerFile::open).transpose()?;
+    let mut spoken = match typed {
+        Some(_) => None,
+        None => Some(SpokenAnswers::open(llm, args)?),
     };
+    let mut voice = super::setup::voice(llm, args.speak)?;
     let prepared = prepare(dir, llm, args.stages)?;
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
+    if let Some(s) = spoken.as_mut().filter(|_| args.keep_audio) {
+        s.keep = Some(crate::speech::kept_audio_dir(db, &id));
+    }
+    let mut answers: Box<dyn AnswerSource> = match (typed, spoken) {
+        (Some(file), _) => Box::new(file),
+        (None, Some(s)) => Box::new(s),
+        (None, None) => return Err(CliError::Usage("no answers given".to_owned())),
+    };
     eprintln!("session {id} (continue it with --resume {id})");
     let json = args.json;
     let mut write_error = None;
@@ -103,6 +121,17 @@ pub fn run(
         };
         if write_error.is_some() {
             return;
+        }
+        if let Some(v) = voice.as_mut() {
+            let question = match event {
+                Event::Question { turn: 0, text, .. } => Some(text.as_str()),
+                Event::TurnCompleted(result) => Some(result.next_question.as_str()),
+                _ => None,
+            };
+            if let Some(q) = question.filter(|q| !q.is_empty()) {
+                v.say(q);
+                v.finish();
+            }
         }
         let shown = match event {
             Event::Question { turn: 0, text, .. } => show_question(out, json, 0, text),
@@ -200,6 +229,8 @@ struct SpokenAnswers {
     files: Vec<std::path::PathBuf>,
     model: crate::speech::SpeechModel,
     language: Option<String>,
+    /// Where the answers' audio is kept (`--keep-audio`).
+    keep: Option<std::path::PathBuf>,
 }
 
 impl SpokenAnswers {
@@ -229,6 +260,7 @@ impl SpokenAnswers {
             files: args.answers_audio.clone(),
             model,
             language: listen.language,
+            keep: None,
         })
     }
 }
@@ -262,13 +294,22 @@ impl AnswerSource for SpokenAnswers {
                 ))) as SourceError);
             }
             eprintln!("[turn {turn}] heard ({name}): {}", heard.text);
+            let audio_file = match &self.keep {
+                Some(dir) => Some(crate::speech::keep_audio(path, dir, turn).map_err(|e| {
+                    Box::new(CliError::Input(format!(
+                        "{name}: cannot keep the audio in {}: {e}",
+                        dir.display()
+                    ))) as SourceError
+                })?),
+                None => None,
+            };
             Ok(Some(Command::SpokenAnswer {
                 text: heard.text,
                 speech: crate::domain::AnswerSpeech {
                     model: heard.model,
                     duration_seconds: heard.duration_seconds,
                     mean_logprob: heard.mean_logprob,
-                    audio_file: None,
+                    audio_file,
                 },
             }))
         }

@@ -424,6 +424,19 @@ fn delete(
         })?;
         text.push_str(&format!("removed its audit trail {}\n", path.display()));
     }
+    if let Some(dir) = store
+        .path()
+        .map(|db| crate::speech::kept_audio_dir(db, id))
+        .filter(|d| d.exists())
+    {
+        std::fs::remove_dir_all(&dir).map_err(|e| {
+            CliError::Input(format!(
+                "session {id} deleted, but its kept audio {} could not be removed: {e}",
+                dir.display()
+            ))
+        })?;
+        text.push_str(&format!("removed its kept audio {}\n", dir.display()));
+    }
     emit(out, &text)
 }
 

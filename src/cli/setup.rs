@@ -20,6 +20,7 @@ use crate::pipeline::{Interview, InterviewSpec, PipelineError, PipelineSettings,
 use crate::signals::Catalog;
 use crate::speech::ModelChoice;
 use crate::speech::live::ListenConfig;
+use crate::speech::voice::Voice;
 use crate::store::Store;
 
 /// Which models serve the LLM roles. Global: every command accepts these.
@@ -120,17 +121,33 @@ pub fn embedder() -> Result<Arc<dyn Embedder>, CliError> {
     Ok(Arc::new(CachedEmbedder::new(model)))
 }
 
-/// How the terminal app listens (F2): the settings file's `audio` section, the speech model
-/// fetched quietly on first use (the app owns the terminal).
-pub fn listen_config(options: &LlmOptions) -> Result<ListenConfig, CliError> {
+/// The settings file's `audio` section (empty without a settings file).
+fn audio_settings(options: &LlmOptions) -> Result<crate::llm::config::AudioSection, CliError> {
     let env = |var: &str| std::env::var(var).ok();
     let path = settings_path(options.settings.as_deref(), &env);
-    let audio = path
+    Ok(path
         .as_deref()
         .map(SettingsFile::load)
         .transpose()?
         .map(|f| f.audio)
-        .unwrap_or_default();
+        .unwrap_or_default())
+}
+
+/// The voice that reads questions aloud (`--speak`), or `None` without the flag.
+pub fn voice(options: &LlmOptions, speak: bool) -> Result<Option<Voice>, CliError> {
+    if !speak {
+        return Ok(None);
+    }
+    let audio = audio_settings(options)?;
+    Voice::choose(audio.speak.as_deref())
+        .map(Some)
+        .map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// How the terminal app listens (F2): the settings file's `audio` section, the speech model
+/// fetched quietly on first use (the app owns the terminal).
+pub fn listen_config(options: &LlmOptions) -> Result<ListenConfig, CliError> {
+    let audio = audio_settings(options)?;
     let language = audio
         .language
         .map(|l| l.trim().to_ascii_lowercase())

@@ -37,6 +37,10 @@ pub struct NewArgs {
     /// regenerate, and the researcher types the respondent's answers.
     #[arg(long)]
     pub moderator: bool,
+    /// Read each question aloud (`audio.speak`, else spd-say, espeak-ng or say): with F2 for
+    /// the answers, a voice interview.
+    #[arg(long)]
+    pub speak: bool,
     #[command(flatten)]
     pub stages: StageFlags,
 }
@@ -49,6 +53,10 @@ pub struct ResumeArgs {
     /// Continue in moderator mode.
     #[arg(long)]
     pub moderator: bool,
+    /// Read each question aloud (`audio.speak`, else spd-say, espeak-ng or say): with F2 for
+    /// the answers, a voice interview.
+    #[arg(long)]
+    pub speak: bool,
     #[command(flatten)]
     pub stages: StageFlags,
 }
@@ -109,7 +117,8 @@ pub fn run_new(
     let id = interview.session_id().to_owned();
     let session = spawn(interview)?;
     let listen = super::setup::listen_config(llm)?;
-    crate::tui::run_interview(session, mode(args.moderator), Some(listen))
+    let voice = super::setup::voice(llm, args.speak)?;
+    crate::tui::run_interview(session, mode(args.moderator), Some(listen), voice)
         .map_err(|e| tui_error(&e, Some(&id)))
 }
 
@@ -138,7 +147,8 @@ pub fn run_resume(
     let id = interview.session_id().to_owned();
     let session = spawn(interview)?;
     let listen = super::setup::listen_config(llm)?;
-    crate::tui::run_interview(session, mode(args.moderator), Some(listen))
+    let voice = super::setup::voice(llm, args.speak)?;
+    crate::tui::run_interview(session, mode(args.moderator), Some(listen), voice)
         .map_err(|e| tui_error(&e, Some(&id)))
 }
 

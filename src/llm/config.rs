@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use build::build_router;
-pub use file::{LocalSection, RoleSection, SettingsFile};
+pub use file::{AudioSection, LocalSection, RoleSection, SettingsFile};
 pub use pricing::{PRICING_FILE, Price, PricingTable};
 pub use understanding::{UNDERSTANDING_ENV, parse_understanding};
 

@@ -21,6 +21,7 @@ use super::app::{Action, App};
 use super::event::{AppEvent, EventSources};
 use crate::session::Command;
 use crate::speech::live::{Listener, LiveEvent};
+use crate::speech::voice::Voice;
 
 /// Most waiting pipeline events folded before a frame.
 const MAX_BATCH: usize = 256;
@@ -64,6 +65,8 @@ pub struct EventLoop<B: Backend> {
     slow_frames: u64,
     /// Speech to text, when attached ([`EventLoop::with_listener`]).
     listener: Option<Listener>,
+    /// Reads each new question aloud (`--speak`).
+    voice: Option<Voice>,
 }
 
 impl<B: Backend> std::fmt::Debug for EventLoop<B> {
@@ -93,7 +96,15 @@ impl<B: Backend> EventLoop<B> {
             frames: 0,
             slow_frames: 0,
             listener: None,
+            voice: None,
         }
+    }
+
+    /// Reads each new question aloud.
+    #[must_use]
+    pub fn with_voice(mut self, voice: Voice) -> Self {
+        self.voice = Some(voice);
+        self
     }
 
     /// Attaches a listener: F2 starts and stops it. Its events must reach the loop's
@@ -150,6 +161,11 @@ impl<B: Backend> EventLoop<B> {
             event,
             AppEvent::Speech(LiveEvent::Final(_) | LiveEvent::Failed { .. })
         );
+        if let (Some(voice), AppEvent::Pipeline(e)) = (self.voice.as_mut(), &event)
+            && let Some(crate::pipeline::Event::Question { text, .. }) = e.pipeline()
+        {
+            voice.say(text);
+        }
         for action in self.app.handle(event) {
             match action {
                 Action::Send(command) => self.backlog.push_back(command),

@@ -61,6 +61,9 @@ pub struct AudioSection {
     pub model: Option<String>,
     /// Language code for a multilingual model (`de`, `fr`, …); picks `base` when not English.
     pub language: Option<String>,
+    /// Text-to-speech command for `--speak` (the question is its last argument); probed when
+    /// absent (`speech::voice::VOICES`).
+    pub speak: Option<String>,
 }
 
 /// One role's settings.

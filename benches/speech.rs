@@ -1,6 +1,8 @@
 //! Speech-to-text speed and memory: for Whisper tiny.en and base, the real-time factor on ten
-//! seconds of `espeak-ng` speech (transcription time / audio time, median of three runs) and the
-//! resident memory that loading and transcribing add.
+//! seconds of `espeak-ng` speech (transcription time / audio time, median of three runs), the
+//! resident memory that loading and transcribing add, and the live path's latency: the same
+//! speech streamed at real-time speed through a recorder command into the listener the
+//! terminal app uses, stopped when the speech ends, timed from the stop to the final text.
 //!
 //! Each model runs in a child process of its own (this bench with `--one MODEL`), so its peak
 //! resident memory (`VmHWM`) is its own. Targets (not asserted): tiny.en real-time factor at
@@ -12,7 +14,9 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::cast_precision_loss
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::panic
 )]
 
 use std::path::Path;
@@ -20,6 +24,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use interviewer::model_files::FetchConfig;
+use interviewer::speech::live::{ListenConfig, Listener, LiveEvent};
 use interviewer::speech::{ModelChoice, SAMPLE_RATE, read_audio};
 
 const CACHE_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/target/test-cache");
@@ -122,6 +127,92 @@ fn one(name: &str) {
         mb(after.saturating_sub(before)),
         mb(peak.saturating_sub(before)),
     );
+    drop(model);
+    live(&choice, &config, &audio);
+}
+
+/// The live path: `audio` streamed in tenths of a second by a shell loop (then silence, as a
+/// microphone would go on), the listener stopped when the speech has all been played; prints
+/// the partial updates seen and the time from the stop to the final text.
+fn live(choice: &ModelChoice, config: &FetchConfig, audio: &[f32]) {
+    let dir = tempfile_dir();
+    let raw = dir.join("live.raw");
+    let bytes: Vec<u8> = audio
+        .iter()
+        .flat_map(|s| ((s.clamp(-1.0, 1.0) * 32_767.0) as i16).to_le_bytes())
+        .collect();
+    std::fs::write(&raw, &bytes).unwrap();
+    let blocks = bytes.len().div_ceil(3_200);
+    let command = format!(
+        "i=0; while [ $i -lt {blocks} ]; do dd bs=3200 count=1 2>/dev/null; sleep 0.1; \
+         i=$((i+1)); done < '{}'; while true; do head -c 3200 /dev/zero; sleep 0.1; done",
+        raw.display()
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut listener = Listener::spawn(
+        ListenConfig {
+            command: Some(command),
+            model: choice.clone(),
+            language: Some("en".to_owned()),
+            fetch: config.clone(),
+            partial_every: std::time::Duration::from_secs(1),
+        },
+        tx,
+    );
+    listener.start();
+    let mut partials: Vec<(Instant, String)> = Vec::new();
+    let speech_seconds = audio.len() as f64 / f64::from(SAMPLE_RATE);
+    let mut started = None;
+    let stopped = loop {
+        match rx.blocking_recv() {
+            // The stream plays in real time from here.
+            Some(LiveEvent::Listening { .. }) => started = Some(Instant::now()),
+            // The moderator presses F2 about a second after the respondent stops.
+            Some(LiveEvent::Level { seconds, .. }) if seconds >= speech_seconds + 1.0 => {
+                listener.stop();
+                break Instant::now();
+            }
+            Some(LiveEvent::Partial { text }) => partials.push((Instant::now(), text)),
+            Some(LiveEvent::Failed { message }) => panic!("{message}"),
+            Some(_) => {}
+            None => panic!("the listener stopped"),
+        }
+    };
+    let (finished, text) = loop {
+        match rx.blocking_recv() {
+            Some(LiveEvent::Final(spoken)) => break (Instant::now(), spoken.text),
+            Some(LiveEvent::Failed { message }) => panic!("{message}"),
+            Some(LiveEvent::Partial { text }) => partials.push((Instant::now(), text)),
+            Some(_) => {}
+            None => panic!("the listener stopped"),
+        }
+    };
+    let speech_end =
+        started.expect("listening started") + std::time::Duration::from_secs_f64(speech_seconds);
+    // When the answer box first showed the final text: the partial that equals it, or the
+    // final event itself.
+    let shown = partials
+        .iter()
+        .find(|(_, t)| *t == text)
+        .map_or(finished, |(at, _)| *at);
+    let since = |at: Instant| at.saturating_duration_since(speech_end).as_secs_f64();
+    println!(
+        "  live: {} partial transcripts; the final text was in the answer box {:.2} s after \
+         the respondent stopped (the stop, {:.1} s after the speech, got it back in {:.2} s)\n  \
+         final: {text}",
+        partials.len(),
+        since(shown),
+        since(stopped),
+        finished.duration_since(stopped).as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A fresh folder for the streamed audio.
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("interviewer-speech-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 /// A `kB` field of `/proc/self/status` (Linux; 0 elsewhere).

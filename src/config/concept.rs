@@ -19,6 +19,10 @@ pub struct Concept {
     pub description: String,
     #[serde(default)]
     pub context: ConceptContext,
+    /// The language the interviews are held in (`en`, `de`, …): picks the speech model and
+    /// its language. English when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
     /// Legacy field of the original system; always empty for exploratory interviews.
     #[serde(default, skip_serializing)]
     pub elements: Vec<serde_json::Value>,

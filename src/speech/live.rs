@@ -326,7 +326,10 @@ impl Worker {
         end
     }
 
-    /// The text of the first `len` samples: settled windows once, then the open one.
+    /// The text of the first `len` samples. Audio up to the last pause (or a full 30-second
+    /// window) is decoded once and settled; only the audio after it is decoded again, and not
+    /// at all when nothing was said since. So when the respondent stops, the next update
+    /// settles the whole answer and the final text needs no decoding.
     fn decode(
         &mut self,
         recorder: &Recorder,
@@ -337,21 +340,35 @@ impl Worker {
         let Some(model) = self.model.as_mut() else {
             return Err(SpeechError::Unavailable(self.config.model.name()));
         };
-        while len >= progress.settled_end + WINDOW_SAMPLES {
-            let window = recorder.with(|c| {
+        loop {
+            let open = recorder.with(|c| {
                 c.samples
-                    .get(progress.settled_end..progress.settled_end + WINDOW_SAMPLES)
+                    .get(progress.settled_end..len)
                     .unwrap_or_default()
                     .to_vec()
             });
-            let transcript = model.transcribe(&window, language.as_deref())?;
-            let spoken = Spoken::from_transcript(&transcript);
-            progress.settled.push(spoken.text.clone());
-            progress.pieces.push((
-                spoken.mean_logprob,
-                transcript.segments.iter().map(|s| s.tokens).sum(),
-            ));
-            progress.settled_end += WINDOW_SAMPLES;
+            let cut = if open.len() >= WINDOW_SAMPLES {
+                Some(
+                    last_pause(open.get(..WINDOW_SAMPLES).unwrap_or_default())
+                        .unwrap_or(WINDOW_SAMPLES),
+                )
+            } else {
+                last_pause(&open)
+            };
+            let Some(cut) = cut else {
+                break;
+            };
+            let piece = open.get(..cut).unwrap_or_default();
+            if super::model::rms(piece) >= SPEECH_GATE || has_speech(piece) {
+                let transcript = model.transcribe(piece, language.as_deref())?;
+                let spoken = Spoken::from_transcript(&transcript);
+                progress.settled.push(spoken.text.clone());
+                progress.pieces.push((
+                    spoken.mean_logprob,
+                    transcript.segments.iter().map(|s| s.tokens).sum(),
+                ));
+            }
+            progress.settled_end += cut;
         }
         let tail = recorder.with(|c| {
             c.samples
@@ -361,7 +378,7 @@ impl Worker {
         });
         let mut texts = progress.settled.clone();
         let mut pieces = progress.pieces.clone();
-        if !tail.is_empty() {
+        if has_speech(&tail) {
             let transcript = model.transcribe(&tail, language.as_deref())?;
             let spoken = Spoken::from_transcript(&transcript);
             texts.push(spoken.text);
@@ -385,9 +402,82 @@ impl Worker {
     }
 }
 
+/// Samples per tenth of a second, the unit pauses are measured in.
+const TENTH: usize = SAMPLE_RATE as usize / 10;
+
+/// Tenths of quiet that make a pause between phrases.
+const PAUSE_TENTHS: usize = 3;
+
+/// Whether any tenth of a second of `samples` is louder than [`SPEECH_GATE`].
+fn has_speech(samples: &[f32]) -> bool {
+    samples
+        .chunks(TENTH)
+        .any(|c| super::model::rms(c) >= SPEECH_GATE)
+}
+
+/// Where the audio can be cut between phrases: the middle of the last run of at least
+/// [`PAUSE_TENTHS`] quiet tenths of a second that has speech before it. `None` when there is
+/// no such pause (the respondent is mid-phrase, or has said nothing).
+fn last_pause(samples: &[f32]) -> Option<usize> {
+    let loud: Vec<bool> = samples
+        .chunks(TENTH)
+        .map(|c| c.len() == TENTH && super::model::rms(c) >= SPEECH_GATE)
+        .collect();
+    let mut best = None;
+    let mut run_start = None;
+    let mut spoke = false;
+    for (i, is_loud) in loud
+        .iter()
+        .copied()
+        .chain(std::iter::once(true))
+        .enumerate()
+    {
+        if is_loud {
+            if let Some(start) = run_start.take()
+                && spoke
+                && i - start >= PAUSE_TENTHS
+            {
+                // The whole quiet run when it ends the audio, else its middle.
+                let end = if i >= loud.len() {
+                    loud.len()
+                } else {
+                    usize::midpoint(start, i)
+                };
+                best = Some(end * TENTH);
+            }
+            spoke = spoke || i < loud.len();
+        } else if run_start.is_none() {
+            run_start = Some(i);
+        }
+    }
+    best.map(|b: usize| b.min(samples.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tone(tenths: usize) -> Vec<f32> {
+        (0..tenths * TENTH)
+            .map(|i| 0.1 * (i as f32 * 0.05).sin())
+            .collect()
+    }
+
+    #[test]
+    fn pauses_between_phrases_are_cut_points() {
+        let quiet = |tenths: usize| vec![0.0_f32; tenths * TENTH];
+        // Speech, a pause of 0.8 s, speech: cut in the middle of the pause.
+        let audio = [tone(10), quiet(8), tone(5)].concat();
+        assert_eq!(last_pause(&audio), Some(14 * TENTH));
+        // Trailing quiet after speech: everything can be settled.
+        let audio = [tone(10), quiet(6)].concat();
+        assert_eq!(last_pause(&audio), Some(16 * TENTH));
+        // A short breath is no pause; silence alone is nothing to settle.
+        assert_eq!(last_pause(&[tone(10), quiet(2), tone(5)].concat()), None);
+        assert_eq!(last_pause(&quiet(20)), None);
+        assert!(!has_speech(&quiet(3)));
+        assert!(has_speech(&tone(1)));
+    }
 
     #[test]
     fn spoken_metadata_averages_log_probabilities_by_tokens() {

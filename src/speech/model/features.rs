@@ -3,7 +3,7 @@
 
 use candle_transformers::models::whisper as whisper_consts;
 
-use super::{SAMPLE_RATE, WINDOW_FRAMES};
+use super::SAMPLE_RATE;
 use crate::speech::mel;
 
 /// Our filter bank adjusted to candle's spectrum: `pcm_to_mel` (after whisper.cpp) adds each
@@ -35,16 +35,22 @@ pub(super) fn centred(samples: &[f32]) -> Vec<f32> {
 
 /// The 80 × 3000 mel frames of the window starting at `start`, padded with the spectrogram's
 /// floor where the audio (and candle's own padding) ends.
-pub(super) fn window_mel(mel: &[f32], n_mels: usize, frames: usize, start: usize) -> Vec<f32> {
+pub(super) fn window_mel(
+    mel: &[f32],
+    n_mels: usize,
+    frames: usize,
+    start: usize,
+    width: usize,
+) -> Vec<f32> {
     let floor = mel.iter().copied().fold(f32::INFINITY, f32::min);
     let floor = if floor.is_finite() { floor } else { 0.0 };
-    let mut out = Vec::with_capacity(n_mels * WINDOW_FRAMES);
+    let mut out = Vec::with_capacity(n_mels * width);
     for row in 0..n_mels {
         let begin = row * frames + start;
-        let end = row * frames + frames.min(start + WINDOW_FRAMES);
+        let end = row * frames + frames.min(start + width);
         let have = mel.get(begin..end.max(begin)).unwrap_or_default();
         out.extend_from_slice(have);
-        out.resize((row + 1) * WINDOW_FRAMES, floor);
+        out.resize((row + 1) * width, floor);
     }
     out
 }
@@ -60,13 +66,14 @@ pub(crate) fn rms(samples: &[f32]) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::WINDOW_FRAMES;
     use super::*;
 
     #[test]
     fn the_window_is_padded_with_the_floor() {
         // 2 mels × 4 frames; a window needs 3000 frames per mel.
         let mel = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.5];
-        let window = window_mel(&mel, 2, 4, 2);
+        let window = window_mel(&mel, 2, 4, 2, WINDOW_FRAMES);
         assert_eq!(window.len(), 2 * WINDOW_FRAMES);
         assert_eq!(&window[..3], &[3.0, 4.0, 0.5]);
         assert_eq!(&window[WINDOW_FRAMES..WINDOW_FRAMES + 3], &[7.0, 0.5, 0.5]);

@@ -196,6 +196,9 @@ struct Progress {
     settled: Vec<String>,
     /// Log-probability pieces of the settled windows.
     pieces: Vec<(f64, usize)>,
+    /// The audio after `settled_end` holds speech: when the respondent goes quiet, one more
+    /// decode settles it (so the final text is ready before anyone presses F2).
+    unsettled_speech: bool,
 }
 
 impl Worker {
@@ -286,7 +289,8 @@ impl Worker {
                     .with(|c| super::model::rms(c.samples.get(decoded_len..).unwrap_or_default()));
                 decoded_len = len;
                 last_decode = Instant::now();
-                if heard < SPEECH_GATE {
+                // Quiet since the last decode: decode only to settle what was said before.
+                if heard < SPEECH_GATE && !progress.unsettled_speech {
                     continue;
                 }
                 match self.decode(recorder, &mut progress, len) {
@@ -378,7 +382,8 @@ impl Worker {
         });
         let mut texts = progress.settled.clone();
         let mut pieces = progress.pieces.clone();
-        if has_speech(&tail) {
+        progress.unsettled_speech = has_speech(&tail);
+        if progress.unsettled_speech {
             let transcript = model.transcribe(&tail, language.as_deref())?;
             let spoken = Spoken::from_transcript(&transcript);
             texts.push(spoken.text);
@@ -408,6 +413,14 @@ const TENTH: usize = SAMPLE_RATE as usize / 10;
 /// Tenths of quiet that make a pause between phrases.
 const PAUSE_TENTHS: usize = 3;
 
+/// Tenths of quiet after which the respondent has finished a thought (or the answer): the text
+/// before is settled however short it is.
+const LONG_PAUSE_TENTHS: usize = 8;
+
+/// Tenths of audio a piece must hold before a short pause settles it: Whisper reads a phrase
+/// better with the sentence around it.
+const MIN_PIECE_TENTHS: usize = 40;
+
 /// Whether any tenth of a second of `samples` is louder than [`SPEECH_GATE`].
 fn has_speech(samples: &[f32]) -> bool {
     samples
@@ -415,9 +428,11 @@ fn has_speech(samples: &[f32]) -> bool {
         .any(|c| super::model::rms(c) >= SPEECH_GATE)
 }
 
-/// Where the audio can be cut between phrases: the middle of the last run of at least
-/// [`PAUSE_TENTHS`] quiet tenths of a second that has speech before it. `None` when there is
-/// no such pause (the respondent is mid-phrase, or has said nothing).
+/// Where the audio can be cut between phrases: the last run of quiet tenths of a second, with
+/// speech before it, that is either long ([`LONG_PAUSE_TENTHS`]) or a pause
+/// ([`PAUSE_TENTHS`]) at least [`MIN_PIECE_TENTHS`] into the audio; cut in its middle, or at
+/// its end when it ends the audio. `None` when there is no such pause (the respondent is
+/// mid-phrase, or has said nothing).
 fn last_pause(samples: &[f32]) -> Option<usize> {
     let loud: Vec<bool> = samples
         .chunks(TENTH)
@@ -435,15 +450,16 @@ fn last_pause(samples: &[f32]) -> Option<usize> {
         if is_loud {
             if let Some(start) = run_start.take()
                 && spoke
-                && i - start >= PAUSE_TENTHS
             {
-                // The whole quiet run when it ends the audio, else its middle.
+                let run = i - start;
                 let end = if i >= loud.len() {
                     loud.len()
                 } else {
                     usize::midpoint(start, i)
                 };
-                best = Some(end * TENTH);
+                if run >= LONG_PAUSE_TENTHS || (run >= PAUSE_TENTHS && end >= MIN_PIECE_TENTHS) {
+                    best = Some(end * TENTH);
+                }
             }
             spoke = spoke || i < loud.len();
         } else if run_start.is_none() {
@@ -466,14 +482,19 @@ mod tests {
     #[test]
     fn pauses_between_phrases_are_cut_points() {
         let quiet = |tenths: usize| vec![0.0_f32; tenths * TENTH];
-        // Speech, a pause of 0.8 s, speech: cut in the middle of the pause.
+        // Four seconds of speech, a pause of 0.4 s, more speech: cut in the pause's middle.
+        let audio = [tone(40), quiet(4), tone(5)].concat();
+        assert_eq!(last_pause(&audio), Some(42 * TENTH));
+        // The same pause after one second of speech is too early to settle…
+        assert_eq!(last_pause(&[tone(10), quiet(4), tone(5)].concat()), None);
+        // …unless it is long: the respondent finished a thought.
         let audio = [tone(10), quiet(8), tone(5)].concat();
         assert_eq!(last_pause(&audio), Some(14 * TENTH));
         // Trailing quiet after speech: everything can be settled.
-        let audio = [tone(10), quiet(6)].concat();
-        assert_eq!(last_pause(&audio), Some(16 * TENTH));
+        let audio = [tone(10), quiet(9)].concat();
+        assert_eq!(last_pause(&audio), Some(19 * TENTH));
         // A short breath is no pause; silence alone is nothing to settle.
-        assert_eq!(last_pause(&[tone(10), quiet(2), tone(5)].concat()), None);
+        assert_eq!(last_pause(&[tone(50), quiet(2), tone(5)].concat()), None);
         assert_eq!(last_pause(&quiet(20)), None);
         assert!(!has_speech(&quiet(3)));
         assert!(has_speech(&tone(1)));

@@ -149,7 +149,7 @@ fn live(choice: &ModelChoice, config: &FetchConfig, audio: &[f32]) {
         raw.display()
     );
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let mut listener = Listener::spawn(
+    let listener = Listener::spawn(
         ListenConfig {
             command: Some(command),
             model: choice.clone(),

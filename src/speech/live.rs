@@ -120,7 +120,6 @@ enum Control {
 pub struct Listener {
     control: Option<Sender<Control>>,
     worker: Option<JoinHandle<()>>,
-    listening: bool,
 }
 
 impl Listener {
@@ -134,28 +133,15 @@ impl Listener {
         Self {
             control: Some(control),
             worker,
-            listening: false,
         }
     }
 
-    /// Whether a start was asked for and no stop since.
-    pub fn is_listening(&self) -> bool {
-        self.listening
-    }
-
-    pub fn start(&mut self) {
-        self.listening = true;
+    pub fn start(&self) {
         self.send(Control::Start);
     }
 
-    pub fn stop(&mut self) {
-        self.listening = false;
+    pub fn stop(&self) {
         self.send(Control::Stop);
-    }
-
-    /// The worker finished a listen on its own (the recorder ended or failed).
-    pub fn ended(&mut self) {
-        self.listening = false;
     }
 
     fn send(&self, control: Control) {
@@ -299,11 +285,12 @@ impl Worker {
                         self.emit(LiveEvent::Partial { text: spoken.text });
                     }
                     Ok(_) => {}
+                    // Said once: the final decode would only fail the same way.
                     Err(e) => {
                         self.emit(LiveEvent::Failed {
                             message: e.to_string(),
                         });
-                        break End::Asked;
+                        return End::Asked;
                     }
                 }
             }
@@ -517,7 +504,7 @@ mod tests {
     fn a_listener_without_a_model_says_so_and_stays_usable() {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let missing = tempfile::tempdir().unwrap();
-        let mut listener = Listener::spawn(
+        let listener = Listener::spawn(
             ListenConfig {
                 command: Some("cat /dev/null".to_owned()),
                 model: ModelChoice::Path(missing.path().join("nothing")),

@@ -20,7 +20,7 @@ use tokio::sync::mpsc::error::TrySendError;
 use super::app::{Action, App};
 use super::event::{AppEvent, EventSources};
 use crate::session::Command;
-use crate::speech::live::{Listener, LiveEvent};
+use crate::speech::live::Listener;
 use crate::speech::voice::Voice;
 
 /// Most waiting pipeline events folded before a frame.
@@ -157,10 +157,6 @@ impl<B: Backend> EventLoop<B> {
     pub fn handle(&mut self, event: AppEvent) -> Flow {
         let mut flow = Flow::Continue;
         self.send_backlog();
-        let listen_ended = matches!(
-            event,
-            AppEvent::Speech(LiveEvent::Final(_) | LiveEvent::Failed { .. })
-        );
         if let (Some(voice), AppEvent::Pipeline(e)) = (self.voice.as_mut(), &event)
             && let Some(crate::pipeline::Event::Question { text, .. }) = e.pipeline()
         {
@@ -169,16 +165,13 @@ impl<B: Backend> EventLoop<B> {
         for action in self.app.handle(event) {
             match action {
                 Action::Send(command) => self.backlog.push_back(command),
-                Action::Listen(on) => match self.listener.as_mut() {
+                Action::Listen(on) => match self.listener.as_ref() {
                     Some(l) if on => l.start(),
                     Some(l) => l.stop(),
                     None => {}
                 },
                 Action::Quit => flow = Flow::Quit,
             }
-        }
-        if listen_ended && let Some(l) = self.listener.as_mut() {
-            l.ended();
         }
         self.send_backlog();
         flow

@@ -76,7 +76,8 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Show, fetch and verify the model files of the embedder, the local LLM and speech.
     Models(models::ModelsArgs),
-    /// Transcribe a WAV file offline with Whisper (tiny.en by default).
+    /// Transcribe an audio file (WAV, MP3, Ogg Vorbis, FLAC, M4A) offline with Whisper
+    /// (tiny.en by default).
     Transcribe(transcribe::TranscribeArgs),
     /// Start an interview in the terminal app.
     New(tui::NewArgs),

@@ -2,7 +2,8 @@
 //! `model.bin` files that faster-whisper uses and PyPI wheels ship.
 //!
 //! The path from a file to text: [`read_audio`] parses a WAV file (`wav`, our own RIFF reader)
-//! and resamples it to 16 kHz mono (`resample`, windowed sinc); [`SpeechModel::load`] reads
+//! or decodes MP3, Ogg Vorbis, FLAC or AAC (`compressed`, symphonia) and resamples it to 16 kHz
+//! mono (`resample`, windowed sinc); [`SpeechModel::load`] reads
 //! `model.bin` (`ct2`), maps its variables onto candle's Whisper and derives the model's
 //! configuration from the tensor shapes (`weights`); [`SpeechModel::transcribe`] computes the
 //! log-mel spectrogram with our filter bank (`mel`) and decodes greedily per 30-second window,
@@ -17,8 +18,9 @@
 //! growing answer on a worker thread for the terminal app; [`voice`] reads questions aloud.
 //!
 //! Not here yet: word-level timestamps (segments are Whisper's timed pieces), seeking to the
-//! last complete piece between windows, beam search, and formats other than WAV.
+//! last complete piece between windows, beam search, Opus.
 
+mod compressed;
 mod ct2;
 mod guards;
 pub mod live;
@@ -199,7 +201,8 @@ pub fn kept_audio_dir(db: &Path, session_id: &str) -> PathBuf {
     db.with_file_name(format!("{name}.audio")).join(session_id)
 }
 
-/// Keeps `source` (an answer's audio) as `turn-NN.wav` in `dir`, readable by its owner only
+/// Keeps `source` (an answer's audio) as `turn-NN.EXT` in `dir` (EXT: the source's own, e.g.
+/// `wav` or `mp3`), readable by its owner only
 /// (the folder 0700, the file 0600); returns the file's path relative to the database's
 /// folder, as the utterance records it.
 pub fn keep_audio(source: &Path, dir: &Path, turn: u32) -> std::io::Result<String> {
@@ -211,7 +214,14 @@ pub fn keep_audio(source: &Path, dir: &Path, turn: u32) -> std::io::Result<Strin
         builder.mode(0o700);
     }
     builder.create(dir)?;
-    let kept = dir.join(format!("turn-{turn:02}.wav"));
+    let extension = source
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .filter(|e| e.len() <= 4 && e.chars().all(|c| c.is_ascii_alphanumeric()))
+        .unwrap_or_else(|| "wav".into());
+    let name = format!("turn-{turn:02}.{extension}");
+    let kept = dir.join(&name);
     std::fs::copy(source, &kept)?;
     #[cfg(unix)]
     {
@@ -224,14 +234,15 @@ pub fn keep_audio(source: &Path, dir: &Path, turn: u32) -> std::io::Result<Strin
         .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned());
     Ok(match (folder, session) {
-        (Some(f), Some(s)) => format!("{f}/{s}/turn-{turn:02}.wav"),
+        (Some(f), Some(s)) => format!("{f}/{s}/{name}"),
         _ => kept.display().to_string(),
     })
 }
 
-/// Reads a WAV file as 16 kHz mono samples, with its duration in seconds.
+/// Reads an audio file (WAV, MP3, Ogg Vorbis, FLAC, AAC) as 16 kHz mono samples, with its
+/// duration in seconds.
 pub fn read_audio(path: &Path) -> Result<(Vec<f32>, f64), SpeechError> {
-    let audio = wav::read(path)?;
+    let audio = read_audio_file(path)?;
     let duration = audio.duration_seconds();
     Ok((to_model_rate(&audio), duration))
 }
@@ -240,6 +251,37 @@ pub fn read_audio(path: &Path) -> Result<(Vec<f32>, f64), SpeechError> {
 pub fn to_model_rate(audio: &Audio) -> Vec<f32> {
     resample::resample(&audio.samples, audio.sample_rate, SAMPLE_RATE)
 }
+
+/// Decodes an audio file at its own rate, mixed down to mono: WAV by our reader, the
+/// compressed formats by symphonia.
+pub fn read_audio_file(path: &Path) -> Result<Audio, WavError> {
+    let fail = |problem| WavError {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|e| fail(WavProblem::Io(e.to_string())))?
+        .len();
+    if size > MAX_FILE_BYTES {
+        return Err(fail(WavProblem::Unsupported(format!(
+            "{} MB is more than the {} MB an audio file may have",
+            size >> 20,
+            MAX_FILE_BYTES >> 20
+        ))));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(WavProblem::Io(e.to_string())))?;
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if wav::is_riff(&bytes) || extension.as_deref() == Some("wav") {
+        return wav::parse(&bytes).map_err(fail);
+    }
+    compressed::decode(bytes, extension.as_deref()).map_err(fail)
+}
+
+/// Largest audio file read (30 minutes of 48 kHz stereo 32-bit WAV is 0.7 GB).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// Decodes WAV bytes held in memory.
 pub fn parse_wav(bytes: &[u8]) -> Result<Audio, WavProblem> {

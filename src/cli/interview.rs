@@ -45,10 +45,11 @@ pub struct InterviewArgs {
         conflicts_with = "answers_audio"
     )]
     pub answers: Option<String>,
-    /// Spoken answers, one WAV file per answer in turn order, transcribed offline with
+    /// Spoken answers, one audio file per answer in turn order (WAV, MP3, Ogg Vorbis, FLAC,
+    /// M4A/AAC), transcribed offline with
     /// Whisper; each answer is saved with how it was heard (model, duration, mean
     /// log-probability).
-    #[arg(long, value_name = "WAV", num_args = 1..)]
+    #[arg(long, value_name = "FILE", num_args = 1..)]
     pub answers_audio: Vec<std::path::PathBuf>,
     /// Speech model for `--answers-audio`: `tiny.en`, `base` or a model directory (default:
     /// the settings file's `audio.model`, else `base` for a non-English `--language`, else

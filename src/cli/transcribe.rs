@@ -1,4 +1,4 @@
-//! `interviewer transcribe FILE`: a WAV file to text, offline, with Whisper (see `speech`).
+//! `interviewer transcribe FILE`: an audio file to text, offline, with Whisper (see `speech`).
 //!
 //! `--format text` prints the text; `--format json` prints the model, language, audio duration
 //! and every segment (start and end seconds, text, mean log-probability, no-speech
@@ -17,7 +17,8 @@ use crate::speech::{ModelChoice, SpeechError, read_audio};
 
 #[derive(Debug, Args)]
 pub struct TranscribeArgs {
-    /// A WAV file (PCM 8/16/24/32-bit or float, any rate, mono or stereo; at most 30 minutes).
+    /// An audio file: WAV (PCM 8/16/24/32-bit or float), MP3, Ogg Vorbis, FLAC or M4A/AAC; any
+    /// rate, mono or stereo; at most 30 minutes.
     pub file: PathBuf,
     /// What to print.
     #[arg(long, value_enum, default_value_t = TranscriptFormat::Text)]

@@ -6,7 +6,7 @@
 //! before they know the length) means "to the end of the file"; any other size past the end
 //! is a truncated file. Compressed formats (µ-law, ADPCM, MP3-in-WAV) are refused by name.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Longest audio accepted. An interview answer is minutes long; this bounds the memory a
 /// mistaken file can take (30 minutes at 48 kHz stereo f32 is 0.7 GB decoded).
@@ -60,14 +60,9 @@ pub struct WavError {
     pub problem: WavProblem,
 }
 
-/// Reads and decodes the WAV file at `path`.
-pub fn read(path: &Path) -> Result<Audio, WavError> {
-    let fail = |problem| WavError {
-        path: path.to_path_buf(),
-        problem,
-    };
-    let bytes = std::fs::read(path).map_err(|e| fail(WavProblem::Io(e.to_string())))?;
-    parse(&bytes).map_err(fail)
+/// Whether `bytes` start like a RIFF/WAVE file.
+pub fn is_riff(bytes: &[u8]) -> bool {
+    bytes.get(0..4) == Some(b"RIFF") && bytes.get(8..12) == Some(b"WAVE")
 }
 
 /// The `fmt ` chunk's fields we use.
@@ -81,7 +76,7 @@ struct Format {
 
 /// Decodes a whole WAV file held in memory.
 pub fn parse(bytes: &[u8]) -> Result<Audio, WavProblem> {
-    if bytes.get(0..4) != Some(b"RIFF") || bytes.get(8..12) != Some(b"WAVE") {
+    if !is_riff(bytes) {
         return Err(WavProblem::NotRiff);
     }
     let mut at = 12;
@@ -380,12 +375,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("answer.wav");
         std::fs::write(&path, b"not audio at all").unwrap();
-        let err = read(&path).unwrap_err();
+        let err = crate::speech::read_audio_file(&path).unwrap_err();
         assert!(
             err.to_string()
                 .ends_with("answer.wav: not a WAV file (no RIFF/WAVE header)")
         );
-        let err = read(&dir.path().join("absent.wav")).unwrap_err();
+        let err = crate::speech::read_audio_file(&dir.path().join("absent.wav")).unwrap_err();
         assert!(err.to_string().contains("absent.wav: cannot read"), "{err}");
     }
 }

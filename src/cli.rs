@@ -8,6 +8,7 @@ mod analyze;
 mod check;
 mod doctor;
 mod export;
+mod import;
 mod interview;
 mod models;
 mod replay;
@@ -68,6 +69,10 @@ pub enum Command {
     Sync(sync::SyncArgs),
     /// Run an interview without the terminal UI, answers from a file or stdin.
     Interview(interview::InterviewArgs),
+    /// Import transcripts of interviews people ran (text with speaker labels, `WebVTT`, SRT,
+    /// this app's JSON export) as sessions of a concept: each answer runs through the
+    /// pipeline, the interviewer's questions are kept, the engine's choice is recorded beside.
+    Import(import::ImportArgs),
     /// Show each LLM role's provider, model and settings with their sources, and probe each
     /// provider with a one-token request.
     Doctor,
@@ -151,6 +156,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         }
         Command::Simulate(args) => simulate::run(&dir, &db()?, &cli.llm, &args, out),
         Command::Interview(args) => interview::run(&dir, &db()?, &cli.llm, &args, out),
+        Command::Import(args) => import::run(&dir, &db()?, &cli.llm, &args, out),
     }
 }
 

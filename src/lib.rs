@@ -77,6 +77,7 @@ pub mod domain;
 pub mod embed;
 pub mod export;
 pub mod graph;
+pub mod import;
 pub mod llm;
 pub mod logging;
 pub mod model_files;

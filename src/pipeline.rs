@@ -45,6 +45,9 @@ pub use events::{Event, EventSink};
 pub use interview::{Interview, InterviewSpec, Pending, Services};
 pub use result::TurnResult;
 
+/// Why an imported session ended: its transcript did.
+pub const TRANSCRIPT_ENDED: &str = "transcript ended";
+
 /// Longest answer the pipeline accepts, in characters (the reference system's limit).
 pub const MAX_ANSWER_CHARS: usize = 5_000;
 
@@ -131,6 +134,10 @@ impl fmt::Display for Stage {
 
 /// Feature switches and bounds of the pipeline (seed 001 "Feature Flags").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent switches of the pipeline, each set from its own flag or command"
+)]
 pub struct PipelineSettings {
     /// Stage 2.5: discourse relations and predicate frames as extraction hints.
     pub enable_srl: bool,
@@ -143,6 +150,10 @@ pub struct PipelineSettings {
     /// types ([`Interview::discover_deferred_slots`]), so a turn waits for two model calls
     /// instead of three; the turn's canonical signals then come from the previous turn's slots.
     pub inline_slot_discovery: bool,
+    /// An imported transcript decides when the interview ends: continuation still works out
+    /// whether the engine would stop (its reason is kept), but the session goes on to the
+    /// transcript's last answer.
+    pub transcript_driven: bool,
 }
 
 impl Default for PipelineSettings {
@@ -152,6 +163,7 @@ impl Default for PipelineSettings {
             enable_canonical_slots: true,
             window_chars: crate::prompts::DEFAULT_WINDOW_CHARS,
             inline_slot_discovery: false,
+            transcript_driven: false,
         }
     }
 }

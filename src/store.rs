@@ -19,6 +19,7 @@ mod canonical;
 mod codec;
 mod error;
 mod history;
+mod imports;
 mod lock;
 mod ops;
 mod schema;
@@ -37,6 +38,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 pub use async_store::AsyncStore;
 pub use error::StoreError;
+pub use imports::ImportRecord;
 pub use lock::SessionLock;
 pub use ops::StoreOps;
 pub use schema::SCHEMA_VERSION;

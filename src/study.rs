@@ -62,6 +62,8 @@ pub struct SessionSummary {
     /// The database file it was read from.
     pub source: String,
     pub finished: bool,
+    /// Imported from a transcript rather than conducted by the app.
+    pub imported: bool,
     pub turns: u32,
     /// Codes the session raised.
     pub codes: u32,
@@ -105,6 +107,7 @@ pub fn analyse(
                 concept: s.concept.clone(),
                 source: s.source.clone(),
                 finished: s.finished,
+                imported: s.imported,
                 turns: s.turns,
                 codes: u32::try_from(raised).unwrap_or(u32::MAX),
                 coverage: raised as f64 / total,

@@ -28,6 +28,7 @@ mod front_ends;
 mod fuzz_contracts;
 mod fuzz_loaders;
 mod graph_minilm;
+mod import;
 mod layering;
 mod new_methodologies;
 mod pipeline;

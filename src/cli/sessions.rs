@@ -88,19 +88,21 @@ fn list(db: &Path, out: &mut dyn Write) -> Result<(), CliError> {
     if sessions.is_empty() {
         return emit(out, &format!("no sessions in {}\n", db.display()));
     }
+    let imported =
+        crate::import::imported_sessions(&store).map_err(|e| CliError::Input(e.to_string()))?;
     let mut text = format!(
         "{:<36}  {:<24}  {:<18}  {:>5}  {:<8}  {}\n",
         "id", "concept", "methodology", "turns", "status", "last activity"
     );
     for s in sessions {
+        let status = if imported.contains_key(&s.id) {
+            "imported"
+        } else {
+            s.status_word()
+        };
         text.push_str(&format!(
             "{:<36}  {:<24}  {:<18}  {:>5}  {:<8}  {}\n",
-            s.id,
-            s.concept,
-            s.methodology,
-            s.turns,
-            s.status_word(),
-            s.updated_at
+            s.id, s.concept, s.methodology, s.turns, status, s.updated_at
         ));
         if let Some(failure) = &s.failure {
             text.push_str(&format!(
@@ -293,6 +295,16 @@ fn summary(data: &SessionData) -> String {
         data.mappings.len(),
         data.nodes.len(),
     );
+    if let Some(i) = &data.import {
+        text.push_str(&format!(
+            "imported     from {} ({}, {}): interviewer {}, respondent {}\n",
+            crate::tui::sanitize_line(&i.file),
+            i.format,
+            i.imported_at,
+            crate::tui::sanitize_line(&i.interviewer),
+            crate::tui::sanitize_line(&i.respondent)
+        ));
+    }
     text.push_str(&last_strategies(data));
     text.push_str(&usage_table(
         "LLM usage by role",

@@ -239,6 +239,11 @@ impl Resolved {
     pub fn concept_language(&self) -> Option<&str> {
         self.spec.concept.language.as_deref()
     }
+
+    /// The configuration a new session of this choice runs with.
+    pub fn into_spec(self) -> InterviewSpec {
+        self.spec
+    }
 }
 
 /// Resolves `choice` against the config folder and, when resuming, the database at `db`.

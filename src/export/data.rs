@@ -40,6 +40,8 @@ pub struct SessionData {
     pub utterances: Vec<Utterance>,
     /// How each spoken answer was heard, by utterance id.
     pub speech: HashMap<String, crate::domain::AnswerSpeech>,
+    /// The transcript file the session was imported from, if it was.
+    pub import: Option<crate::store::ImportRecord>,
     pub nodes: Vec<KgNode>,
     pub edges: Vec<KgEdge>,
     pub slots: Vec<CanonicalSlot>,
@@ -67,6 +69,7 @@ impl SessionData {
         Ok(Self {
             utterances: store.utterances(session_id)?,
             speech: store.utterance_speech(session_id)?.into_iter().collect(),
+            import: store.import_of(session_id)?,
             nodes,
             edges: store.edges(session_id)?,
             slots: store.slots(session_id)?,

@@ -31,6 +31,7 @@ pub(crate) fn document(data: &SessionData) -> Value {
             "turn_count": s.state.turn_count,
             "created_at": s.created_at,
             "updated_at": s.updated_at,
+            "imported": data.import,
         },
         "config": {
             "concept_id": s.concept,

@@ -30,6 +30,18 @@ pub(crate) fn write(data: &SessionData, out: &mut dyn Write) -> io::Result<()> {
         s.state.turn_count,
         s.max_turns,
     );
+    if let Some(i) = &data.import {
+        text.push_str(&format!(
+            "- Imported from {} ({}; interviewer {}, respondent {}): each question below is the \
+             one the interviewer asked; the engine's choice at that point is shown under the \
+             answer\n",
+            code(&i.file),
+            escape(&i.format),
+            escape(&i.interviewer),
+            escape(&i.respondent)
+        ));
+    }
+    let imported = data.import.is_some();
     let records: HashMap<u32, &TurnRecord> = data.turns.iter().map(|t| (t.turn, t)).collect();
     let focus: HashMap<u32, &FocusEntry> =
         s.state.focus_history.iter().map(|f| (f.turn, f)).collect();
@@ -47,6 +59,7 @@ pub(crate) fn write(data: &SessionData, out: &mut dyn Write) -> io::Result<()> {
                     quote(&u.text)
                 ));
                 match records.get(&turn) {
+                    Some(record) if imported => text.push_str(&engine_choice(record)),
                     Some(record) => text.push_str(&decision(record, focus.get(&turn).copied())),
                     None => text.push_str("\n*This turn did not complete.*\n"),
                 }
@@ -96,6 +109,26 @@ fn decision(record: &TurnRecord, entry: Option<&FocusEntry>) -> String {
         line.push_str(&format!("\n*The interview ends: {}.*\n", escape(reason)));
     }
     line
+}
+
+/// Under an imported answer: what the engine would have done there.
+fn engine_choice(record: &TurnRecord) -> String {
+    let r = &record.result;
+    let focus = r
+        .focus
+        .as_ref()
+        .map(|f| format!(" on {}", escape(&f.label)))
+        .unwrap_or_default();
+    format!(
+        "\n*The engine:* {}{focus}, e.g. \"{}\" · *Graph:* +{} nodes, +{} edges ({} nodes, \
+         {} edges)\n",
+        code(&r.strategy_selected),
+        escape(&r.next_question),
+        r.nodes_added.len(),
+        r.edges_added.len(),
+        r.graph_state.node_count,
+        r.graph_state.edge_count,
+    )
 }
 
 /// Text as a block quote, line by line.

@@ -291,6 +291,24 @@ impl LlmConfig {
         self.roles.iter().find(|r| r.role == role)
     }
 
+    /// Questions written from the methodology's templates, no model call: what `import` uses,
+    /// where the engine's question is only recorded beside the one the interviewer asked
+    /// (its strategy and focus are what count). `why` names the command.
+    pub fn template_questions(&mut self, why: &'static str) {
+        let Some(none) = PRESETS.iter().find(|p| p.name == "none") else {
+            return;
+        };
+        for r in self
+            .roles
+            .iter_mut()
+            .filter(|r| r.role == Role::QuestionGeneration)
+        {
+            r.preset = none;
+            r.provider = Setting::new(none.name.to_owned(), Source::Flag(why));
+            r.model = Setting::new(String::new(), Source::Flag(why));
+        }
+    }
+
     /// The API key a role needs, from its provider's variable; an error names the role, the
     /// provider and where the provider was chosen.
     pub fn api_key(

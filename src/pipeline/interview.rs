@@ -419,6 +419,41 @@ impl Interview {
         self.run_turn(input, events).await
     }
 
+    /// Ends an imported interview after its last answer. The engine's question after that
+    /// answer was never asked: it becomes the interviewer's `closing` remark (recorded as an
+    /// edit, like every imported question), or is removed when the transcript ends with the
+    /// answer. The engine's choice stays in the turn's decision and checkpoints.
+    pub fn end_transcript(
+        &mut self,
+        closing: Option<&str>,
+        events: &EventSink,
+    ) -> Result<(), TurnError> {
+        let turn = self.data.state.turn_count;
+        let fail = |error| TurnError {
+            turn,
+            stage: Stage::QuestionGeneration,
+            error,
+        };
+        if let Some(text) = closing {
+            self.edit_question(text, events)?;
+            return self.end_now(super::TRANSCRIPT_ENDED, events).map_err(fail);
+        }
+        self.ensure_active().map_err(fail)?;
+        let id = self.data.session_id.clone();
+        self.store
+            .transaction(|tx| {
+                tx.delete_utterance(&id, turn, Speaker::Interviewer)?;
+                tx.finish_session(&id, super::TRANSCRIPT_ENDED)
+            })
+            .map_err(|e| fail(e.into()))?;
+        self.data.status = SessionStatus::Finished;
+        self.data.termination_reason = Some(super::TRANSCRIPT_ENDED.to_owned());
+        events.emit(Event::Finished {
+            reason: super::TRANSCRIPT_ENDED.to_owned(),
+        });
+        Ok(())
+    }
+
     /// Ends the interview now, keeping everything said so far.
     pub fn end_now(&mut self, reason: &str, events: &EventSink) -> Result<(), PipelineError> {
         self.ensure_active()?;

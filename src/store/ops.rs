@@ -8,10 +8,11 @@
 
 use rusqlite::Connection;
 
+use super::imports::ImportRecord;
 use super::{
     Checkpoint, LlmUsage, LlmUsageRecord, NewSession, ScoringRecord, SessionRecord, SessionSummary,
-    Speaker, StoreError, UsageTotals, Utterance, canonical, history, scoring, sessions, surface,
-    usage, utterances,
+    Speaker, StoreError, UsageTotals, Utterance, canonical, history, imports, scoring, sessions,
+    surface, usage, utterances,
 };
 use crate::domain::SessionState;
 use crate::graph::records::{CanonicalEdge, CanonicalSlot, KgEdge, KgNode, SlotMapping};
@@ -93,7 +94,44 @@ pub trait StoreOps: sealed::Connected {
         sessions::delete(conn(self), id)
     }
 
+    // --- imports ----------------------------------------------------------------------------
+
+    /// Records that a session is being imported from a transcript file.
+    fn insert_import(&self, record: &ImportRecord) -> Result<(), StoreError> {
+        imports::insert(conn(self), record)
+    }
+
+    /// Marks a session's import finished.
+    fn complete_import(&self, session_id: &str) -> Result<(), StoreError> {
+        imports::complete(conn(self), session_id)
+    }
+
+    /// The import of the file with this content hash, if it was imported.
+    fn import_by_hash(&self, hash: &str) -> Result<Option<ImportRecord>, StoreError> {
+        imports::by_hash(conn(self), hash)
+    }
+
+    /// How the session was imported, if it was.
+    fn import_of(&self, session_id: &str) -> Result<Option<ImportRecord>, StoreError> {
+        imports::by_session(conn(self), session_id)
+    }
+
+    /// Every imported transcript, oldest first.
+    fn imports(&self) -> Result<Vec<ImportRecord>, StoreError> {
+        imports::all(conn(self))
+    }
+
     // --- utterances -------------------------------------------------------------------------
+
+    /// Removes an utterance (an imported session's last engine question, which nobody asked).
+    fn delete_utterance(
+        &self,
+        session_id: &str,
+        turn: u32,
+        speaker: Speaker,
+    ) -> Result<(), StoreError> {
+        utterances::delete(conn(self), session_id, turn, speaker)
+    }
 
     /// Saves an utterance under a fresh `UUIDv4` and marks the session active; a second
     /// utterance by the same speaker in the same turn is refused.

@@ -10,10 +10,28 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::StoreError;
 
 /// The schema version this build writes and the newest it can read.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Ordered migration steps; step `i` takes the file from version `i` to `i + 1`.
-const MIGRATIONS: [&str; 4] = [V1, V2, V3, V4];
+const MIGRATIONS: [&str; 5] = [V1, V2, V3, V4, V5];
+
+/// Version 5: sessions imported from a transcript file (`interviewer import`), by the file's
+/// content hash, with who interviewed and answered and how much each said; deleted with the
+/// session.
+const V5: &str = "CREATE TABLE imports (
+    content_hash        TEXT PRIMARY KEY NOT NULL,
+    session_id          TEXT NOT NULL UNIQUE REFERENCES sessions (id) ON DELETE CASCADE,
+    file                TEXT NOT NULL,
+    format              TEXT NOT NULL,
+    interviewer         TEXT NOT NULL,
+    respondent          TEXT NOT NULL,
+    interviewer_words   INTEGER NOT NULL CHECK (interviewer_words >= 0),
+    respondent_words    INTEGER NOT NULL CHECK (respondent_words >= 0),
+    interviewer_seconds REAL,
+    respondent_seconds  REAL,
+    complete            INTEGER NOT NULL CHECK (complete IN (0, 1)),
+    imported_at         TEXT NOT NULL
+) STRICT;";
 
 /// Version 4: how a spoken answer was heard (speech model, audio length, mean token
 /// log-probability, the kept audio file), one row per answer that came from speech; deleted

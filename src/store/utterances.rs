@@ -159,6 +159,25 @@ fn decode(row: &Row<'_>) -> Result<Utterance, StoreError> {
     })
 }
 
+/// Deletes the utterance of `speaker` in `turn`.
+pub(crate) fn delete(
+    conn: &Connection,
+    session_id: &str,
+    turn: u32,
+    speaker: Speaker,
+) -> Result<(), StoreError> {
+    let context = format!(
+        "removing the {} utterance of turn {turn} in session {session_id}",
+        speaker.as_str()
+    );
+    conn.execute(
+        "DELETE FROM utterances WHERE session_id = ?1 AND turn = ?2 AND speaker = ?3",
+        params![session_id, turn, speaker.as_str()],
+    )
+    .map_err(|e| StoreError::sqlite(context.as_str(), e))?;
+    Ok(())
+}
+
 /// Records how the utterance `utterance_id` was heard.
 pub(crate) fn insert_speech(
     conn: &Connection,

@@ -257,6 +257,7 @@ mod tests {
             methodology: "m".into(),
             source: "s".into(),
             finished: true,
+            imported: false,
             termination: None,
             turns: 1,
             strategies: Vec::new(),

@@ -59,6 +59,8 @@ pub struct StudySession {
     /// The database file, as given.
     pub source: String,
     pub finished: bool,
+    /// Imported from a transcript (`interviewer import`), not conducted by the app.
+    pub imported: bool,
     pub termination: Option<String>,
     /// Completed turns.
     pub turns: u32,
@@ -253,6 +255,7 @@ fn reduce(data: &SessionData, source: String, finished: bool) -> StudySession {
         methodology: data.session.methodology.clone(),
         source,
         finished,
+        imported: data.import.is_some(),
         termination: data.session.termination_reason.clone(),
         turns: u32::try_from(data.turns.len()).unwrap_or(u32::MAX),
         strategies: data

@@ -246,6 +246,15 @@ fn markdown(study: &Study) -> String {
 
 fn summary(study: &Study, out: &mut String) {
     let finished = study.sessions.iter().filter(|s| s.finished).count();
+    let imported = study.sessions.iter().filter(|s| s.imported).count();
+    let origin = if imported > 0 {
+        format!(
+            "; {} live, {imported} imported",
+            study.sessions.len() - imported
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
         "# Study: {} ({})\n",
@@ -254,7 +263,7 @@ fn summary(study: &Study, out: &mut String) {
     );
     let _ = writeln!(
         out,
-        "{} interviews ({finished} finished), {} codes, {} linked pairs; the map keeps the links \
+        "{} interviews ({finished} finished{origin}), {} codes, {} linked pairs; the map keeps the links \
          at least {} respondent{} made directly ({} of them). Codes merge items of one node type \
          at cosine ≥ {:.2}.\n",
         study.sessions.len(),

@@ -96,6 +96,13 @@ impl TeamDb {
                     id: summary.id,
                     concept: summary.concept,
                     methodology: summary.methodology,
+                    // Only an imported session ends with the transcript.
+                    imported: row
+                        .try_get::<_, Option<String>>(10)
+                        .ok()
+                        .flatten()
+                        .as_deref()
+                        == Some(crate::pipeline::TRANSCRIPT_ENDED),
                     finished,
                     turns,
                     items: Vec::new(),

@@ -391,6 +391,7 @@ mod tests {
             concept: "oat_milk".into(),
             source: "a.db".into(),
             finished: true,
+            imported: false,
             turns: 6,
             codes: 3,
             coverage: 0.75,

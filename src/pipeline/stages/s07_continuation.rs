@@ -55,8 +55,9 @@ pub(crate) fn run(
         input.update.nodes_added.len(),
         &data.tracker,
     );
+    let driven = ports.services.settings.transcript_driven;
     let output = ContinuationOutput {
-        should_continue: reason.is_none(),
+        should_continue: reason.is_none() || driven,
         focus_concept: selection
             .focus
             .as_ref()
@@ -65,7 +66,12 @@ pub(crate) fn run(
         reason: reason.unwrap_or_default().to_owned(),
         turns_remaining: data.max_turns.saturating_sub(input.turn),
     };
-    let summary = if output.should_continue {
+    let summary = if driven && !output.reason.is_empty() {
+        format!(
+            "the transcript goes on (the engine would stop: {})",
+            output.reason
+        )
+    } else if output.should_continue {
         format!("continue, {} turns left", output.turns_remaining)
     } else {
         format!("stop: {}", output.reason)

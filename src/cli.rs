@@ -6,6 +6,7 @@
 
 mod analyze;
 mod check;
+mod coach;
 mod doctor;
 mod export;
 mod import;
@@ -73,6 +74,10 @@ pub enum Command {
     /// this app's JSON export) as sessions of a concept: each answer runs through the
     /// pipeline, the interviewer's questions are kept, the engine's choice is recorded beside.
     Import(import::ImportArgs),
+    /// Review an interviewer's questions beside the engine's choices, with the flags a
+    /// training researcher raises (leading, double-barrelled, closed, missed rung, repeated)
+    /// and the interviewer's talk share; one session or all of a concept's.
+    Coach(coach::CoachArgs),
     /// Show each LLM role's provider, model and settings with their sources, and probe each
     /// provider with a one-token request.
     Doctor,
@@ -157,6 +162,7 @@ pub fn run(cli: Cli, out: &mut dyn std::io::Write) -> Result<(), CliError> {
         Command::Simulate(args) => simulate::run(&dir, &db()?, &cli.llm, &args, out),
         Command::Interview(args) => interview::run(&dir, &db()?, &cli.llm, &args, out),
         Command::Import(args) => import::run(&dir, &db()?, &cli.llm, &args, out),
+        Command::Coach(args) => coach::run(&dir, &db()?, &args, out),
     }
 }
 

@@ -72,6 +72,7 @@
 
 pub mod audit;
 pub mod cli;
+pub mod coach;
 pub mod config;
 pub mod domain;
 pub mod embed;

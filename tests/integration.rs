@@ -18,6 +18,7 @@ mod cli_check;
 mod cli_interview;
 mod cli_score;
 mod cli_sessions;
+mod coach;
 mod crash_resume;
 mod embed;
 mod embedded_default;

@@ -8,7 +8,8 @@
 //! transcript, so no two answers are the same text and the embedding cache gets no free hits
 //! on whole answers, while concepts recur across respondents as they do in a real study.
 //!
-//! Run with `cargo bench --bench import`. Prints the times; asserts nothing.
+//! Run with `cargo bench --bench import` (`IMPORT_BENCH_DB=PATH` keeps the database). Prints
+//! the times; asserts nothing.
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
@@ -87,7 +88,11 @@ fn main() {
         std::fs::write(&path, transcript(t, &corpus)).unwrap();
         files.push(path);
     }
-    let db = dir.path().join("study.db");
+    std::fs::write(dir.path().join("no-settings.yaml"), "{}\n").unwrap();
+    // `IMPORT_BENCH_DB=PATH` keeps the study database (to profile `analyze` on it).
+    let db = std::env::var_os("IMPORT_BENCH_DB")
+        .map_or_else(|| dir.path().join("study.db"), std::path::PathBuf::from);
+    let _ = std::fs::remove_file(&db);
     let run = |args: &[&str]| {
         let started = Instant::now();
         let out = Command::new(env!("CARGO_BIN_EXE_interviewer"))

@@ -130,16 +130,15 @@ pub fn gather(
             {
                 continue;
             }
-            let data = SessionData::load(&store, &summary.id).map_err(|e| StudyError::Session {
-                path: path.clone(),
-                id: summary.id.clone(),
-                message: e.to_string(),
-            })?;
             let source = path.display().to_string();
-            found.insert(
-                summary.id.clone(),
-                StudySession::from_data(&data, source, done),
-            );
+            let session = StudySession::read(&store, &summary.id, source, done).map_err(|e| {
+                StudyError::Session {
+                    path: path.clone(),
+                    id: summary.id.clone(),
+                    message: e.to_string(),
+                }
+            })?;
+            found.insert(summary.id.clone(), session);
         }
     }
     Ok(())
@@ -201,13 +200,84 @@ fn check_methodology(sessions: &[StudySession], unfinished: bool) -> Result<(), 
 impl StudySession {
     /// A loaded session reduced to what a study counts; `source` says where it was read from.
     pub fn from_data(data: &SessionData, source: String, finished: bool) -> Self {
-        reduce(data, source, finished)
+        // The strategy each completed turn's question was asked with: a researcher's
+        // regeneration counts as theirs, as the decision rows record it.
+        let strategies = data
+            .turns
+            .iter()
+            .map(|t| {
+                t.question_override
+                    .as_ref()
+                    .and_then(|o| o.get("strategy"))
+                    .and_then(serde_json::Value::as_str)
+                    .map_or_else(|| t.result.strategy_selected.clone(), str::to_owned)
+            })
+            .collect();
+        reduce(
+            &Parts {
+                session: &data.session,
+                nodes: &data.nodes,
+                edges: &data.edges,
+                slots: &data.slots,
+                mappings: &data.mappings,
+                strategies,
+                imported: data.import.is_some(),
+            },
+            source,
+            finished,
+        )
     }
+
+    /// Reads what a study keeps of session `id` straight from the store: the graph and the
+    /// decision rows, not the turns' checkpoints (which hold every node's scores and are most
+    /// of a database's size), so a study of many sessions reads fast. The same as
+    /// [`StudySession::from_data`] on the loaded session.
+    pub fn read(
+        store: &Store,
+        id: &str,
+        source: String,
+        finished: bool,
+    ) -> Result<Self, crate::store::StoreError> {
+        let session = store
+            .get_session(id)?
+            .ok_or_else(|| crate::store::StoreError::NotFound {
+                what: "session",
+                id: id.to_owned(),
+            })?;
+        let (nodes, edges) = (store.nodes(id)?, store.edges(id)?);
+        let (slots, mappings) = (store.slots(id)?, store.mappings(id)?);
+        let strategies = store.recent_strategies(id, u32::MAX)?;
+        let imported = store.import_of(id)?.is_some();
+        Ok(reduce(
+            &Parts {
+                session: &session,
+                nodes: &nodes,
+                edges: &edges,
+                slots: &slots,
+                mappings: &mappings,
+                strategies,
+                imported,
+            },
+            source,
+            finished,
+        ))
+    }
+}
+
+/// What a study reads of a session.
+struct Parts<'a> {
+    session: &'a crate::store::SessionRecord,
+    nodes: &'a [crate::graph::records::KgNode],
+    edges: &'a [crate::graph::records::KgEdge],
+    slots: &'a [crate::graph::records::CanonicalSlot],
+    mappings: &'a [crate::graph::records::SlotMapping],
+    strategies: Vec<String>,
+    imported: bool,
 }
 
 /// [`StudySession::from_data`]: items by slot (or by node when no slot holds it), their
 /// members in node order, and the links between items.
-fn reduce(data: &SessionData, source: String, finished: bool) -> StudySession {
+fn reduce(data: &Parts<'_>, source: String, finished: bool) -> StudySession {
     let slot_of: HashMap<&str, &str> = data
         .mappings
         .iter()
@@ -255,14 +325,10 @@ fn reduce(data: &SessionData, source: String, finished: bool) -> StudySession {
         methodology: data.session.methodology.clone(),
         source,
         finished,
-        imported: data.import.is_some(),
+        imported: data.imported,
         termination: data.session.termination_reason.clone(),
-        turns: u32::try_from(data.turns.len()).unwrap_or(u32::MAX),
-        strategies: data
-            .turns
-            .iter()
-            .map(|t| t.result.strategy_selected.clone())
-            .collect(),
+        turns: u32::try_from(data.strategies.len()).unwrap_or(u32::MAX),
+        strategies: data.strategies.clone(),
         items,
         links,
     }

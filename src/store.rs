@@ -14,6 +14,7 @@
 //! Left out: what the JSON columns mean. Session state, stage outputs and scoring payloads are
 //! serialized by their owners; this module stores and returns them.
 
+mod adopt;
 mod async_store;
 mod canonical;
 mod codec;
@@ -168,6 +169,50 @@ impl Store {
             path: None,
             memory_locks: lock::MemoryLocks::default(),
         })
+    }
+
+    /// Moves session `session_id` from the database file `staged` (same schema version) into
+    /// this one in one transaction, together with `also` (e.g. deleting the session it
+    /// replaces, recording where it came from). Nothing of it is here unless all of it is.
+    pub fn adopt_session(
+        &mut self,
+        staged: &Path,
+        session_id: &str,
+        also: impl FnOnce(&Tx<'_>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let name = staged.to_str().ok_or_else(|| {
+            StoreError::io(
+                staged,
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a UTF-8 path"),
+            )
+        })?;
+        let staged_version: i64 = {
+            self.conn
+                .execute("ATTACH DATABASE ?1 AS staged", [name])
+                .map_err(|e| StoreError::sqlite(format!("attaching {name}"), e))?;
+            self.conn
+                .query_row("PRAGMA staged.user_version", [], |r| r.get(0))
+                .map_err(|e| StoreError::sqlite("reading the staged file's version", e))?
+        };
+        let result = if staged_version == schema::SCHEMA_VERSION {
+            self.transaction(|tx| {
+                adopt::copy_session(ops::sealed::Connected::connection(tx), session_id)?;
+                also(tx)
+            })
+        } else {
+            Err(StoreError::corrupt(
+                format!("staged file {name}"),
+                &format!(
+                    "schema version {staged_version}, not {}",
+                    schema::SCHEMA_VERSION
+                ),
+            ))
+        };
+        let detached = self
+            .conn
+            .execute("DETACH DATABASE staged", [])
+            .map_err(|e| StoreError::sqlite("detaching the staged file", e));
+        result.and(detached.map(|_| ()))
     }
 
     /// The database file, or `None` for an in-memory store.

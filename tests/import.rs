@@ -336,3 +336,39 @@ fn a_json_export_imports_and_analyze_mixes_imported_and_live_sessions() {
     assert!(analysis.contains("1 live, 2 imported"), "{analysis}");
     assert!(analysis.contains("calm"), "{analysis}");
 }
+
+/// An import killed part-way leaves nothing in the database: the session is built in a staging
+/// file and lands in one transaction.
+#[test]
+fn an_import_killed_part_way_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crash.db");
+    let file = fixture("sarah.txt");
+    let out = common::run_binary_with(
+        &[&db],
+        &[
+            "--provider",
+            "none",
+            "import",
+            "--concept",
+            "oat_milk",
+            file.to_str().unwrap(),
+        ],
+        &[("INTERVIEWER_CRASH_AT", "graph_update:after")],
+    );
+    assert!(!out.status.success());
+    assert_eq!(session_count(&db), 0);
+    // The staging file is beside the database, not in it.
+    let staging = dir.path().join("crash.db.import");
+    assert!(staging.read_dir().unwrap().next().is_some());
+    // The same file imports afterwards, as new.
+    let stdout = common::succeeded(&import(&db, &[file.to_str().unwrap()]));
+    assert!(
+        stdout.contains("1 imported, 0 already imported"),
+        "{stdout}"
+    );
+    assert_eq!(session_count(&db), 1);
+    // And replay works on an imported session like on any other.
+    let replay = common::run_binary(&[&db], &["replay", "latest", "--format", "json"]);
+    common::succeeded(&replay);
+}

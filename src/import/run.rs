@@ -29,9 +29,10 @@ pub enum Imported {
 }
 
 /// Imports `read` (the checked contents of `path`) as a new session of `spec` into the
-/// database at `db`. Every answer runs through the pipeline; the interviewer's questions
-/// replace the engine's as edits. On any failure the partial session is deleted, so a file is
-/// either imported whole or not at all.
+/// database at `db`. Every answer runs through the pipeline in a staging file beside the
+/// database; the finished session then moves in with its import record in one transaction
+/// (replacing an earlier import of the file in the same transaction), so the database holds
+/// the whole transcript or nothing of it, whatever happens on the way.
 pub async fn import_file(
     db: &Path,
     path: &Path,
@@ -44,24 +45,117 @@ pub async fn import_file(
         path: path.to_path_buf(),
         message,
     };
-    let store = Store::open(db).map_err(|e| fail(e.to_string()))?;
+    let mut store = Store::open(db).map_err(|e| fail(e.to_string()))?;
     let earlier = store
         .import_by_hash(&read.content_hash)
         .map_err(|e| fail(e.to_string()))?;
     let replaced = match earlier {
-        Some(r) if r.complete && !options.replace => {
+        Some(r) if !options.replace => {
             return Ok(Imported::AlreadyImported {
                 session_id: r.session_id,
             });
         }
-        Some(r) => {
-            store
-                .delete_session(&r.session_id)
-                .map_err(|e| fail(format!("cannot replace session {}: {e}", r.session_id)))?;
-            Some(r.session_id)
-        }
+        Some(r) => Some(r.session_id),
         None => None,
     };
+    let staged = staging_file(db);
+    if let Some(dir) = staged.parent() {
+        remove_stale_staging(dir);
+    }
+    let outcome = stage(&staged, path, read, spec, services).await;
+    let landed = outcome.and_then(|(id, record)| {
+        store
+            .adopt_session(&staged, &id, |tx| {
+                if let Some(old) = &replaced {
+                    tx.delete_session(old)?;
+                }
+                tx.insert_import(&record)
+            })
+            .map(|()| id)
+            .map_err(|e| e.to_string())
+    });
+    remove_staging(&staged);
+    match landed {
+        Ok(session_id) => Ok(Imported::New {
+            session_id,
+            exchanges: read.transcript.exchanges.len(),
+            replaced,
+        }),
+        Err(message) => Err(fail(message)),
+    }
+}
+
+/// `<db>.import/stage-<uuid>.db`: beside the database (same file system, private folder).
+fn staging_file(db: &Path) -> std::path::PathBuf {
+    let mut dir = db.as_os_str().to_owned();
+    dir.push(".import");
+    std::path::PathBuf::from(dir).join(format!("stage-{}.db", uuid::Uuid::new_v4()))
+}
+
+/// Removes a staging file and what `SQLite` and the session lock left beside it.
+fn remove_staging(staged: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut name = staged.as_os_str().to_owned();
+        name.push(suffix);
+        let _ = std::fs::remove_file(std::path::PathBuf::from(name));
+    }
+    let mut locks = staged.as_os_str().to_owned();
+    locks.push(".locks");
+    let _ = std::fs::remove_dir_all(std::path::PathBuf::from(locks));
+    if let Some(dir) = staged.parent() {
+        // Only when empty: another import may be staging beside this one.
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
+/// Removes staging files an interrupted import left: no process holds their session lock and
+/// they have not changed for ten minutes.
+fn remove_stale_staging(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name.starts_with("stage-")
+            && path.extension().is_some_and(|e| e.eq_ignore_ascii_case("db"));
+        if !ours {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > std::time::Duration::from_secs(600));
+        if old && !locked(&path) {
+            remove_staging(&path);
+        }
+    }
+}
+
+/// Whether a process holds a session lock of the staging file.
+fn locked(staged: &Path) -> bool {
+    let mut locks = staged.as_os_str().to_owned();
+    locks.push(".locks");
+    let Ok(entries) = std::fs::read_dir(std::path::PathBuf::from(locks)) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        std::fs::File::open(e.path())
+            .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+    })
+}
+
+/// Runs the transcript into a new session of the staging file; returns its id and the import
+/// record to land with it.
+async fn stage(
+    staged: &Path,
+    path: &Path,
+    read: &ReadTranscript,
+    spec: InterviewSpec,
+    services: Services,
+) -> Result<(String, ImportRecord), String> {
     let t = &read.transcript;
     let spec = InterviewSpec {
         max_turns: u32::try_from(t.exchanges.len()).unwrap_or(u32::MAX),
@@ -74,10 +168,11 @@ pub async fn import_file(
         },
         ..services
     };
-    let session = Store::open(db).map_err(|e| fail(e.to_string()))?;
+    let session = Store::open(staged).map_err(|e| e.to_string())?;
     let mut interview =
-        Interview::create(session, spec, services, None).map_err(|e| fail(e.to_string()))?;
+        Interview::create(session, spec, services, None).map_err(|e| e.to_string())?;
     let id = interview.session_id().to_owned();
+    replay(&mut interview, read).await?;
     let record = ImportRecord {
         content_hash: read.content_hash.clone(),
         session_id: id.clone(),
@@ -89,27 +184,10 @@ pub async fn import_file(
         respondent_words: t.respondent_words as u64,
         interviewer_seconds: t.interviewer_seconds,
         respondent_seconds: t.respondent_seconds,
-        complete: false,
+        complete: true,
         imported_at: String::new(),
     };
-    let outcome = match store.insert_import(&record) {
-        Ok(()) => replay(&mut interview, read).await,
-        Err(e) => Err(e.to_string()),
-    };
-    drop(interview);
-    match outcome.and_then(|()| store.complete_import(&id).map_err(|e| e.to_string())) {
-        Ok(()) => Ok(Imported::New {
-            session_id: id,
-            exchanges: t.exchanges.len(),
-            replaced,
-        }),
-        Err(message) => {
-            let cleanup = store.delete_session(&id).err().map(|e: StoreError| {
-                format!(" (and the partial session {id} could not be removed: {e})")
-            });
-            Err(fail(format!("{message}{}", cleanup.unwrap_or_default())))
-        }
-    }
+    Ok((id, record))
 }
 
 /// The opening question, then each answer with the question that followed it.

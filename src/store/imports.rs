@@ -22,8 +22,8 @@ pub struct ImportRecord {
     /// Seconds each side spoke, when the transcript has times.
     pub interviewer_seconds: Option<f64>,
     pub respondent_seconds: Option<f64>,
-    /// False while the import runs: a session left incomplete by a crash is replaced on the
-    /// next import of the file.
+    /// Written true: a session lands with its import record in one transaction (the column
+    /// leaves room for imports that land in steps).
     pub complete: bool,
     pub imported_at: String,
 }

@@ -242,8 +242,10 @@ impl SpokenAnswers {
         args: &InterviewArgs,
         concept_language: Option<&str>,
     ) -> Result<Self, CliError> {
+        // Decoded (not resampled) here to find a bad file before anything is stored; each is
+        // decoded again at its turn rather than all held in memory.
         for path in &args.answers_audio {
-            crate::speech::read_audio(path)
+            crate::speech::read_audio_file(path)
                 .map_err(|e| CliError::Input(format!("--answers-audio {}: {e}", path.display())))?;
         }
         let mut listen = super::setup::listen_config(llm, concept_language)?;

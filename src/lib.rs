@@ -63,7 +63,8 @@
 //! 9. `understanding`: extraction, slot naming and rubric signals, by LLM or offline.
 //! 10. `pipeline`: the turn's stages.
 //! 11. `audit`, `export`: readers of pipeline events and stored sessions.
-//! 12. `session`, `study`: the driver of one interview; the analysis across interviews.
+//! 12. `session`, `study`, `import`, `coach`: the driver of one interview; the analysis across
+//!     interviews; transcripts people ran, replayed as sessions; the review of their questions.
 //! 13. `team`: the team's PostgreSQL database, holding what a study reads of each session.
 //! 14. `simulate`, `tui`: front ends over the driver.
 //! 15. `cli`: the command line over everything.

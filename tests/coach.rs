@@ -169,28 +169,7 @@ fn coach_reviews_imported_and_live_sessions() {
     assert!(turn(3).contains("**Engine:** `"), "{md}");
 
     // A live session of the same concept: the engine's own questions, reviewed too.
-    let answers = dir.path().join("answers.txt");
-    std::fs::write(
-        &answers,
-        "I buy the barista oat milk because it froths well.\n\n\
-         The foam makes my latte feel like a treat.\n\n\
-         A treat in the morning puts me in a calmer mood before work.\n",
-    )
-    .unwrap();
-    common::succeeded(&common::run_binary(
-        &[&db],
-        &[
-            "--provider",
-            "none",
-            "interview",
-            "--concept",
-            "oat_milk",
-            "--max-turns",
-            "3",
-            "--answers",
-            answers.to_str().unwrap(),
-        ],
-    ));
+    common::live_oat_milk_interview(&db, dir.path());
     let all = common::succeeded(&common::run_binary(
         &[&db],
         &["coach", "--concept", "oat_milk"],

@@ -267,29 +267,7 @@ fn bad_transcripts_are_refused_whole_with_file_and_line() {
 fn a_json_export_imports_and_analyze_mixes_imported_and_live_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("mixed.db");
-    let answers = dir.path().join("answers.txt");
-    std::fs::write(
-        &answers,
-        "I buy the barista oat milk because it froths well.\n\n\
-         The foam makes my latte feel like a treat.\n\n\
-         A treat in the morning puts me in a calmer mood before work.\n",
-    )
-    .unwrap();
-    let live = common::run_binary(
-        &[&db],
-        &[
-            "--provider",
-            "none",
-            "interview",
-            "--concept",
-            "oat_milk",
-            "--max-turns",
-            "3",
-            "--answers",
-            answers.to_str().unwrap(),
-        ],
-    );
-    common::succeeded(&live);
+    common::live_oat_milk_interview(&db, dir.path());
     let exported = dir.path().join("live.json");
     let json = common::succeeded(&common::run_binary(
         &[&db],

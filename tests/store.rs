@@ -193,7 +193,8 @@ fn migrates_an_empty_file_to_the_latest_version() {
 }
 
 /// Version 2 adds `sessions.failure` (seed 004's ERROR state), version 3 a simulated session's
-/// persona, version 4 the table of how spoken answers were heard. A database written before them (version 1: no such columns) is upgraded in place on
+/// persona, version 4 the table of how spoken answers were heard, version 5 the table of
+/// imported transcripts. A database written before them (version 1: no such columns) is upgraded in place on
 /// open, keeps its sessions, and records and clears failures and personas like a new one.
 #[test]
 fn a_version_1_database_gains_the_failure_and_persona_columns_in_place() {
@@ -206,7 +207,7 @@ fn a_version_1_database_gains_the_failure_and_persona_columns_in_place() {
         conn.execute_batch(
             "ALTER TABLE sessions DROP COLUMN failure; ALTER TABLE sessions DROP COLUMN persona;
              ALTER TABLE sessions DROP COLUMN persona_seed; DROP TABLE utterance_speech;
-             PRAGMA user_version = 1;",
+             DROP TABLE imports; PRAGMA user_version = 1;",
         )
         .unwrap();
     }

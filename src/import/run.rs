@@ -118,7 +118,9 @@ fn remove_stale_staging(dir: &Path) {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
         let ours = name.starts_with("stage-")
-            && path.extension().is_some_and(|e| e.eq_ignore_ascii_case("db"));
+            && path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("db"));
         if !ours {
             continue;
         }

@@ -144,3 +144,30 @@ pub fn succeeded(out: &std::process::Output) -> String {
     );
     String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
 }
+
+/// A short live interview in `db` with the binary (`--provider none`, three laddering answers
+/// to three turns, so it finishes); its answers file goes in `dir`.
+pub fn live_oat_milk_interview(db: &Path, dir: &Path) {
+    let answers = dir.join("live-answers.txt");
+    std::fs::write(
+        &answers,
+        "I buy the barista oat milk because it froths well.\n\n\
+         The foam makes my latte feel like a treat.\n\n\
+         A treat in the morning puts me in a calmer mood before work.\n",
+    )
+    .unwrap();
+    succeeded(&run_binary(
+        &[db],
+        &[
+            "--provider",
+            "none",
+            "interview",
+            "--concept",
+            "oat_milk",
+            "--max-turns",
+            "3",
+            "--answers",
+            answers.to_str().unwrap(),
+        ],
+    ));
+}

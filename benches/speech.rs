@@ -128,13 +128,27 @@ fn one(name: &str) {
         mb(peak.saturating_sub(before)),
     );
     drop(model);
-    live(&choice, &config, &audio);
+    let mut latencies: Vec<f64> = (0..LIVE_RUNS)
+        .map(|_| live(&choice, &config, &audio))
+        .collect();
+    latencies.sort_by(f64::total_cmp);
+    println!(
+        "  live, {LIVE_RUNS} runs: final text in the box {:.2} s after the respondent stopped \
+         (median; {:.2} … {:.2} s)",
+        latencies[LIVE_RUNS / 2],
+        latencies[0],
+        latencies[LIVE_RUNS - 1]
+    );
 }
+
+/// Times the live path is run per model.
+const LIVE_RUNS: usize = 5;
 
 /// The live path: `audio` streamed in tenths of a second by a shell loop (then silence, as a
 /// microphone would go on), the listener stopped when the speech has all been played; prints
-/// the partial updates seen and the time from the stop to the final text.
-fn live(choice: &ModelChoice, config: &FetchConfig, audio: &[f32]) {
+/// the partial updates seen and the time from the stop to the final text; returns the seconds
+/// from the end of the speech to the final text in the box.
+fn live(choice: &ModelChoice, config: &FetchConfig, audio: &[f32]) -> f64 {
     let dir = tempfile_dir();
     let raw = dir.join("live.raw");
     let bytes: Vec<u8> = audio
@@ -206,6 +220,7 @@ fn live(choice: &ModelChoice, config: &FetchConfig, audio: &[f32]) {
         finished.duration_since(stopped).as_secs_f64()
     );
     let _ = std::fs::remove_dir_all(dir);
+    since(shown)
 }
 
 /// A fresh folder for the streamed audio.

@@ -605,3 +605,62 @@ async fn listening_fills_the_answer_box_and_the_moderators_edit_wins() {
     app.ui.speech_available = true;
     assert!(app.handle(key(KeyCode::F(2))).is_empty());
 }
+
+/// An imported interview opens read-only: the conversation is the transcript's, the end screen
+/// says it was imported, and typing sends nothing.
+#[tokio::test]
+async fn an_imported_interview_opens_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("imported.db");
+    let transcript = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/transcripts/sarah.vtt");
+    let out = crate::common::run_binary(
+        &[&db],
+        &[
+            "--provider",
+            "none",
+            "import",
+            "--concept",
+            "oat_milk",
+            transcript.to_str().unwrap(),
+        ],
+    );
+    crate::common::succeeded(&out);
+    let store = Store::open(&db).unwrap();
+    let id = store.list_sessions().unwrap()[0].id.clone();
+    let interview = interviewer::pipeline::Interview::open(
+        store,
+        &id,
+        crate::common::spec(10),
+        tui_support::services(&example("oat_milk_script.yaml")),
+    )
+    .unwrap();
+    let handle = interviewer::session::spawn(interview).unwrap();
+    let info = handle.info.clone();
+    let (events, control) = handle.into_parts();
+    let (tx, rx) = unbounded_channel();
+    let app = tui_support::app(&info, Mode::Respondent);
+    let terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let sources = EventSources::new(rx, events, Duration::from_millis(20));
+    let mut lp = EventLoop::new(terminal, app, sources, Some(control.commands.clone()));
+    lp.draw().unwrap();
+    until(&mut lp, "the end screen", |a| a.model.finished.is_some()).await;
+    let screen = shown(&lp);
+    assert!(screen.contains("Imported interview"), "{screen}");
+    assert!(screen.contains("transcript ended"), "{screen}");
+    assert!(screen.contains("Questions they asked  6"), "{screen}");
+    assert!(
+        screen.contains("That's everything I wanted to ask"),
+        "{screen}"
+    );
+    // Nothing typed reaches the session.
+    press(&tx, KeyCode::Esc, KeyModifiers::NONE);
+    type_text(&tx, "one more answer");
+    press(&tx, KeyCode::Enter, KeyModifiers::NONE);
+    for _ in 0..20 {
+        let _ = tokio::time::timeout(WAIT, lp.step()).await;
+    }
+    assert_eq!(lp.app().model.turns_done, 6);
+    assert!(lp.app().model.running.is_none());
+    drop(control);
+}

@@ -253,6 +253,8 @@ impl Worker {
         let mut decoded_len = 0;
         let mut last_decode = Instant::now();
         let mut last_text = String::new();
+        // The last decode's result and how much audio it covered.
+        let mut last_spoken: Option<(Spoken, usize)> = None;
         let end = loop {
             match control.recv_timeout(LEVEL_EVERY) {
                 Ok(Control::Stop) => break End::Asked,
@@ -270,7 +272,19 @@ impl Worker {
             }
             let new_enough =
                 len.saturating_sub(decoded_len) as f64 >= MIN_NEW_SECONDS * f64::from(SAMPLE_RATE);
-            if last_decode.elapsed() >= self.config.partial_every && new_enough {
+            // The respondent just went quiet after speaking: decode at once rather than at
+            // the next tick, so the answer's last words reach the box as soon as they can.
+            let fell_quiet = new_enough
+                && recorder.with(|c| {
+                    let samples = c.samples.get(decoded_len..len).unwrap_or_default();
+                    let quiet = PAUSE_TENTHS * TENTH;
+                    samples.len() > quiet
+                        && super::model::rms(
+                            samples.get(samples.len() - quiet..).unwrap_or_default(),
+                        ) < SPEECH_GATE
+                        && has_speech(samples.get(..samples.len() - quiet).unwrap_or_default())
+                });
+            if (last_decode.elapsed() >= self.config.partial_every && new_enough) || fell_quiet {
                 let heard = recorder
                     .with(|c| super::model::rms(c.samples.get(decoded_len..).unwrap_or_default()));
                 decoded_len = len;
@@ -282,9 +296,12 @@ impl Worker {
                 match self.decode(recorder, &mut progress, len) {
                     Ok(spoken) if spoken.text != last_text => {
                         last_text.clone_from(&spoken.text);
-                        self.emit(LiveEvent::Partial { text: spoken.text });
+                        self.emit(LiveEvent::Partial {
+                            text: spoken.text.clone(),
+                        });
+                        last_spoken = Some((spoken, len));
                     }
-                    Ok(_) => {}
+                    Ok(spoken) => last_spoken = Some((spoken, len)),
                     // Said once: the final decode would only fail the same way.
                     Err(e) => {
                         self.emit(LiveEvent::Failed {
@@ -298,14 +315,25 @@ impl Worker {
         if matches!(end, End::Shutdown) {
             return end;
         }
-        // Everything the recorder wrote, then the final decode.
+        // Everything the recorder wrote, then the final decode, unless nothing was said since
+        // the last one: then the text in the box is the answer, as the respondent saw it.
         let (len, died) = recorder.with(|c| {
             (
                 c.samples.len(),
                 c.ended.clone().flatten().map(|e| e.to_string()),
             )
         });
-        match self.decode(recorder, &mut progress, len) {
+        let said_since = |covered: usize| {
+            recorder.with(|c| has_speech(c.samples.get(covered..len).unwrap_or_default()))
+        };
+        let settled = match last_spoken {
+            Some((spoken, covered)) if !said_since(covered) => Some(Spoken {
+                duration_seconds: len as f64 / f64::from(SAMPLE_RATE),
+                ..spoken
+            }),
+            _ => None,
+        };
+        match settled.map_or_else(|| self.decode(recorder, &mut progress, len), Ok) {
             Ok(spoken) => self.emit(LiveEvent::Final(spoken)),
             Err(e) => self.emit(LiveEvent::Failed {
                 message: e.to_string(),

@@ -35,6 +35,9 @@ impl Widget for &EndPopup<'_> {
         let theme = &app.theme;
         let m = &app.model;
         let reason = m.finished.clone().unwrap_or_default();
+        // Only `import` ends a session with its transcript: a person's interview, shown
+        // read-only, each question of theirs recorded as an edit of the engine's.
+        let imported = reason == crate::pipeline::TRANSCRIPT_ENDED;
         let row = |label: &str, value: String| {
             Line::from(vec![
                 Span::styled(pad(label, LABEL), theme.dim),
@@ -75,7 +78,11 @@ impl Widget for &EndPopup<'_> {
             // The figure of the Graph panel: the pipeline's longest chain of the last turn.
             let longest = m.last.as_deref().map_or(0, longest_chain);
             lines.push(row("Longest chain", counted(longest, "node")));
-            lines.push(row("Researcher overrides", overrides.to_string()));
+            if imported {
+                lines.push(row("Questions they asked", overrides.to_string()));
+            } else {
+                lines.push(row("Researcher overrides", overrides.to_string()));
+            }
         }
         let cost = m
             .usage
@@ -89,6 +96,16 @@ impl Widget for &EndPopup<'_> {
             ),
         ));
         lines.push(row("Session", clean_line(&app.info.session_id)));
+        if imported {
+            lines.push(row(
+                "Imported",
+                format!(
+                    "a person's interview, read-only; `interviewer coach {}` reviews its \
+                     questions beside the engine's",
+                    clean_line(app.info.session_id.get(..8).unwrap_or(&app.info.session_id))
+                ),
+            ));
+        }
         lines.push(Line::default());
         lines.push(Line::from(Span::styled(
             "Esc browse the panels · g graph view · q quit",
@@ -96,7 +113,14 @@ impl Widget for &EndPopup<'_> {
         )));
         let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
         let rect = window(area, 68, height, buf);
-        let block = frame_for_popup("Interview finished", theme);
+        let block = frame_for_popup(
+            if imported {
+                "Imported interview"
+            } else {
+                "Interview finished"
+            },
+            theme,
+        );
         let inner = block.inner(rect);
         block.render(rect, buf);
         Paragraph::new(lines)

@@ -117,17 +117,7 @@ fn fixture(name: &str) -> std::path::PathBuf {
 fn coach_reviews_imported_and_live_sessions() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("coach.db");
-    let out = common::run_binary(
-        &[&db],
-        &[
-            "--provider",
-            "none",
-            "import",
-            "--concept",
-            "oat_milk",
-            fixture("rushed.txt").to_str().unwrap(),
-        ],
-    );
+    let out = common::import(&db, &[fixture("rushed.txt").to_str().unwrap()]);
     common::succeeded(&out);
     let md = common::succeeded(&common::run_binary(&[&db], &["coach", "latest"]));
     let turn = |n: u32| {

@@ -12,11 +12,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn import(db: &Path, args: &[&str]) -> std::process::Output {
-    let mut all = vec!["--provider", "none", "import", "--concept", "oat_milk"];
-    all.extend_from_slice(args);
-    common::run_binary(&[db], &all)
-}
+use common::import;
 
 fn session_count(db: &Path) -> usize {
     if !db.exists() {
@@ -322,16 +318,9 @@ fn an_import_killed_part_way_stores_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("crash.db");
     let file = fixture("sarah.txt");
-    let out = common::run_binary_with(
-        &[&db],
-        &[
-            "--provider",
-            "none",
-            "import",
-            "--concept",
-            "oat_milk",
-            file.to_str().unwrap(),
-        ],
+    let out = common::import_with(
+        &db,
+        &[file.to_str().unwrap()],
         &[("INTERVIEWER_CRASH_AT", "graph_update:after")],
     );
     assert!(!out.status.success());

@@ -614,17 +614,7 @@ async fn an_imported_interview_opens_read_only() {
     let db = dir.path().join("imported.db");
     let transcript = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/transcripts/sarah.vtt");
-    let out = crate::common::run_binary(
-        &[&db],
-        &[
-            "--provider",
-            "none",
-            "import",
-            "--concept",
-            "oat_milk",
-            transcript.to_str().unwrap(),
-        ],
-    );
+    let out = crate::common::import(&db, &[transcript.to_str().unwrap()]);
     crate::common::succeeded(&out);
     let store = Store::open(&db).unwrap();
     let id = store.list_sessions().unwrap()[0].id.clone();

@@ -171,3 +171,15 @@ pub fn live_oat_milk_interview(db: &Path, dir: &Path) {
         ],
     ));
 }
+
+/// `import --concept oat_milk ARGS` with `--provider none` (offline understanding).
+pub fn import(db: &Path, args: &[&str]) -> std::process::Output {
+    import_with(db, args, &[])
+}
+
+/// [`import`] with these environment variables set as well.
+pub fn import_with(db: &Path, args: &[&str], envs: &[(&str, &str)]) -> std::process::Output {
+    let mut all = vec!["--provider", "none", "import", "--concept", "oat_milk"];
+    all.extend_from_slice(args);
+    run_binary_with(&[db], &all, envs)
+}

@@ -634,7 +634,12 @@ async fn an_imported_interview_opens_read_only() {
     let sources = EventSources::new(rx, events, Duration::from_millis(20));
     let mut lp = EventLoop::new(terminal, app, sources, Some(control.commands.clone()));
     lp.draw().unwrap();
-    until(&mut lp, "the end screen", |a| a.model.finished.is_some()).await;
+    // The stored state says "finished" first; the end screen opens on the session's event.
+    until(&mut lp, "the end screen", |a| {
+        a.ui.popups.first() == Some(&Popup::End)
+    })
+    .await;
+    lp.draw().unwrap();
     let screen = shown(&lp);
     assert!(screen.contains("Imported interview"), "{screen}");
     assert!(screen.contains("transcript ended"), "{screen}");

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub use formats::{clock, detect};
 pub use run::{ImportOptions, Imported, import_file, imported_sessions};
-pub use transcript::{Exchange, Format, MAX_EXCHANGES, MAX_FILE_BYTES, Roles, Transcript};
+pub use transcript::{Exchange, Format, MAX_EXCHANGES, MAX_FILE_BYTES, Roles, Span, Transcript};
 
 /// What is wrong with a transcript, and where.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

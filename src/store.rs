@@ -39,7 +39,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 pub use async_store::AsyncStore;
 pub use error::StoreError;
-pub use imports::ImportRecord;
+pub use imports::{CueTime, ImportRecord};
 pub use lock::SessionLock;
 pub use ops::StoreOps;
 pub use schema::SCHEMA_VERSION;

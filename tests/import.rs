@@ -85,6 +85,28 @@ fn every_format_imports_the_same_interview() {
         assert_eq!(session["status"], "finished", "{file}");
         assert_eq!(session["termination_reason"], "transcript ended");
         assert_eq!(session["imported"]["format"], format);
+        // Cue times are kept per utterance, numbered as the session numbers its turns.
+        let times = session["imported"]["cue_times"].as_array().unwrap();
+        match file {
+            "sarah.vtt" => {
+                assert_eq!(times.len(), 13, "{times:?}");
+                assert_eq!(
+                    times[0],
+                    serde_json::json!({"turn": 0, "speaker": "interviewer", "start": 5.0, "end": 11.5})
+                );
+                // Answer 2 is two cues of Tom's: from the first's start to the second's end.
+                assert_eq!(
+                    times[3],
+                    serde_json::json!({"turn": 2, "speaker": "respondent", "start": 29.0, "end": 40.0})
+                );
+                assert_eq!(
+                    times[12],
+                    serde_json::json!({"turn": 6, "speaker": "interviewer", "start": 100.0, "end": 103.0})
+                );
+            }
+            "qa.txt" => assert!(times.is_empty(), "{times:?}"),
+            _ => assert_eq!(times.len(), 13, "{file}: {times:?}"),
+        }
         assert_eq!(session["imported"]["complete"], true);
         // Every answer ran through the pipeline, and each turn keeps the engine's own choice
         // and question beside the interviewer's.

@@ -186,6 +186,7 @@ async fn stage(
         respondent_words: t.respondent_words as u64,
         interviewer_seconds: t.interviewer_seconds,
         respondent_seconds: t.respondent_seconds,
+        cue_times: cue_times(t),
         complete: true,
         imported_at: String::new(),
     };
@@ -223,6 +224,31 @@ async fn replay(interview: &mut Interview, read: &ReadTranscript) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The transcript's time of each utterance, numbered as the session numbers them: question
+/// `k` (0 = the opening) is asked in turn `k`, answer `k` is turn `k`'s, the closing remark is
+/// the last turn's question.
+fn cue_times(t: &super::Transcript) -> Vec<crate::store::CueTime> {
+    let mut out = Vec::new();
+    let mut push = |turn: usize, speaker: &str, span: super::Span| {
+        if let (Some(start), Ok(turn)) = (span.start, u32::try_from(turn)) {
+            out.push(crate::store::CueTime {
+                turn,
+                speaker: speaker.to_owned(),
+                start,
+                end: span.end,
+            });
+        }
+    };
+    for (i, e) in t.exchanges.iter().enumerate() {
+        push(i, "interviewer", e.question_span);
+        push(i + 1, "respondent", e.answer_span);
+    }
+    if t.closing.is_some() {
+        push(t.exchanges.len(), "interviewer", t.closing_span);
+    }
+    out
 }
 
 /// The imports recorded in `store`, by session id.

@@ -126,14 +126,41 @@ pub struct Roles {
     pub others_left_out: usize,
 }
 
+/// When something was said: seconds from the start of the recording, when the transcript has
+/// times (the end, when its format gives one or the next turn's start does).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Span {
+    pub start: Option<f64>,
+    pub end: Option<f64>,
+}
+
+impl Span {
+    fn of(turn: &SpeakerTurn) -> Self {
+        Self {
+            start: turn.start,
+            end: turn.end,
+        }
+    }
+
+    /// This span extended to the end of `later`.
+    fn through(self, later: &SpeakerTurn) -> Self {
+        Self {
+            start: self.start.or(later.start),
+            end: later.end.or(self.end),
+        }
+    }
+}
+
 /// One question and the answer to it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exchange {
     /// The interviewer's question (several interviewer turns in a row are joined).
     pub question: String,
     pub question_line: usize,
+    pub question_span: Span,
     pub answer: String,
     pub answer_line: usize,
+    pub answer_span: Span,
 }
 
 /// A transcript ready to import.
@@ -144,6 +171,7 @@ pub struct Transcript {
     pub exchanges: Vec<Exchange>,
     /// What the interviewer said after the last answer (a closing remark), if anything.
     pub closing: Option<String>,
+    pub closing_span: Span,
     /// Words each side spoke, and seconds when the transcript has times.
     pub interviewer_words: usize,
     pub respondent_words: usize,
@@ -159,8 +187,9 @@ pub fn build(
 ) -> Result<Transcript, ImportProblem> {
     let roles = roles(&parsed, interviewer, respondent)?;
     let mut exchanges: Vec<Exchange> = Vec::new();
-    let mut question: Option<(String, usize)> = None;
+    let mut question: Option<(String, usize, Span)> = None;
     let mut closing = None;
+    let mut closing_span = Span::default();
     let (mut iw, mut rw) = (0, 0);
     let (mut is, mut rs) = (None::<f64>, None::<f64>);
     let add = |total: &mut Option<f64>, t: &SpeakerTurn| {
@@ -173,19 +202,22 @@ pub fn build(
             iw += words(&turn.text);
             add(&mut is, &turn);
             match question.as_mut() {
-                Some((q, _)) => {
+                Some((q, _, span)) => {
                     q.push(' ');
                     q.push_str(&turn.text);
+                    *span = span.through(&turn);
                 }
-                None => question = Some((turn.text, turn.line)),
+                None => question = Some((turn.text.clone(), turn.line, Span::of(&turn))),
             }
         } else if turn.speaker == roles.respondent {
             rw += words(&turn.text);
             add(&mut rs, &turn);
             match question.take() {
-                Some((q, line)) => exchanges.push(Exchange {
+                Some((q, line, span)) => exchanges.push(Exchange {
                     question: q,
                     question_line: line,
+                    question_span: span,
+                    answer_span: Span::of(&turn),
                     answer: turn.text,
                     answer_line: turn.line,
                 }),
@@ -194,6 +226,7 @@ pub fn build(
                     Some(last) => {
                         last.answer.push(' ');
                         last.answer.push_str(&turn.text);
+                        last.answer_span = last.answer_span.through(&turn);
                     }
                     None => {
                         return Err(ImportProblem::at(
@@ -208,8 +241,9 @@ pub fn build(
             }
         }
     }
-    if let Some((q, _)) = question {
+    if let Some((q, _, span)) = question {
         closing = Some(q);
+        closing_span = span;
     }
     if exchanges.is_empty() {
         return Err(ImportProblem::whole(format!(
@@ -240,6 +274,7 @@ pub fn build(
         roles,
         exchanges,
         closing,
+        closing_span,
         interviewer_words: iw,
         respondent_words: rw,
         interviewer_seconds: is,

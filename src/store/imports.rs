@@ -7,6 +7,17 @@ use serde::Serialize;
 use super::StoreError;
 use super::codec::{NOW, col, count_col, exec, query_all, query_opt};
 
+/// When one utterance of an imported session was said in the recording.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct CueTime {
+    pub turn: u32,
+    /// `interviewer` or `respondent`.
+    pub speaker: String,
+    /// Seconds from the start of the recording.
+    pub start: f64,
+    pub end: Option<f64>,
+}
+
 /// One imported transcript.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ImportRecord {
@@ -22,6 +33,8 @@ pub struct ImportRecord {
     /// Seconds each side spoke, when the transcript has times.
     pub interviewer_seconds: Option<f64>,
     pub respondent_seconds: Option<f64>,
+    /// The transcript's times of each utterance, when it had them.
+    pub cue_times: Vec<CueTime>,
     /// Written true: a session lands with its import record in one transaction (the column
     /// leaves room for imports that land in steps).
     pub complete: bool,
@@ -30,13 +43,21 @@ pub struct ImportRecord {
 
 pub(crate) fn insert(conn: &Connection, r: &ImportRecord) -> Result<(), StoreError> {
     let context = format!("recording the import of {}", r.file);
+    let cue_times = if r.cue_times.is_empty() {
+        None
+    } else {
+        Some(
+            serde_json::to_string(&r.cue_times)
+                .map_err(|e| StoreError::corrupt("imports.cue_times", &e))?,
+        )
+    };
     exec(
         conn,
         &format!(
             "INSERT INTO imports (content_hash, session_id, file, format, interviewer, \
              respondent, interviewer_words, respondent_words, interviewer_seconds, \
-             respondent_seconds, complete, imported_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, {NOW})"
+             respondent_seconds, cue_times, complete, imported_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, {NOW})"
         ),
         params![
             r.content_hash,
@@ -49,6 +70,7 @@ pub(crate) fn insert(conn: &Connection, r: &ImportRecord) -> Result<(), StoreErr
             i64::try_from(r.respondent_words).unwrap_or(i64::MAX),
             r.interviewer_seconds,
             r.respondent_seconds,
+            cue_times,
             r.complete,
         ],
         &context,
@@ -67,8 +89,8 @@ pub(crate) fn complete(conn: &Connection, session_id: &str) -> Result<(), StoreE
 }
 
 const COLUMNS: &str = "content_hash, session_id, file, format, interviewer, respondent, \
-    interviewer_words, respondent_words, interviewer_seconds, respondent_seconds, complete, \
-    imported_at";
+    interviewer_words, respondent_words, interviewer_seconds, respondent_seconds, cue_times, \
+    complete, imported_at";
 
 fn decode(row: &Row<'_>) -> Result<ImportRecord, StoreError> {
     Ok(ImportRecord {
@@ -82,6 +104,11 @@ fn decode(row: &Row<'_>) -> Result<ImportRecord, StoreError> {
         respondent_words: count_col(row, "respondent_words")?,
         interviewer_seconds: col(row, "interviewer_seconds")?,
         respondent_seconds: col(row, "respondent_seconds")?,
+        cue_times: match col::<Option<String>>(row, "cue_times")? {
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| StoreError::corrupt("imports.cue_times", &e))?,
+            None => Vec::new(),
+        },
         complete: col(row, "complete")?,
         imported_at: col(row, "imported_at")?,
     })

@@ -16,8 +16,8 @@ pub const SCHEMA_VERSION: i64 = 5;
 const MIGRATIONS: [&str; 5] = [V1, V2, V3, V4, V5];
 
 /// Version 5: sessions imported from a transcript file (`interviewer import`), by the file's
-/// content hash, with who interviewed and answered and how much each said; deleted with the
-/// session.
+/// content hash, with who interviewed and answered, how much each said and, as JSON, the
+/// transcript's time of each utterance; deleted with the session.
 const V5: &str = "CREATE TABLE imports (
     content_hash        TEXT PRIMARY KEY NOT NULL,
     session_id          TEXT NOT NULL UNIQUE REFERENCES sessions (id) ON DELETE CASCADE,
@@ -29,6 +29,7 @@ const V5: &str = "CREATE TABLE imports (
     respondent_words    INTEGER NOT NULL CHECK (respondent_words >= 0),
     interviewer_seconds REAL,
     respondent_seconds  REAL,
+    cue_times           TEXT,
     complete            INTEGER NOT NULL CHECK (complete IN (0, 1)),
     imported_at         TEXT NOT NULL
 ) STRICT;";

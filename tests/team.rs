@@ -685,3 +685,40 @@ fn set_mode(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
+
+/// An imported interview is an ordinary session to `sync`: pushed once, and the team's
+/// analysis of it is the file's, imported sessions counted as such.
+#[test]
+fn an_imported_interview_syncs_like_any_other() {
+    let Some(server) = Server::start(&[]) else {
+        return;
+    };
+    server.create_database("imports");
+    let url = server.url("imports");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("imported.db");
+    let transcript =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts/sarah.vtt");
+    succeeded(&crate::common::import(&db, &[transcript.to_str().unwrap()]));
+    let said = succeeded(&sync(&db, &url, "ana", &with_password()));
+    assert!(said.starts_with("pushed 1 session"), "{said}");
+    let team = succeeded(&run_binary_with(
+        &[],
+        &[
+            "analyze",
+            "--from",
+            &url,
+            "--concept",
+            "oat_milk",
+            "--format",
+            "md",
+        ],
+        &with_password(),
+    ));
+    let file = analyze(&[&db], &["--concept", "oat_milk", "--format", "md"]);
+    assert_eq!(team, file);
+    assert!(
+        team.contains("1 interviews (1 finished; 0 live, 1 imported)"),
+        "{team}"
+    );
+}

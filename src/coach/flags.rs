@@ -455,7 +455,12 @@ fn double_barrelled(question: &str, clauses: &[Vec<String>]) -> Option<String> {
         let seen = content(first);
         let new: Vec<&str> = content(second)
             .into_iter()
-            .filter(|w| !seen.iter().any(|s| s.starts_with(&w[..w.len().min(5)])))
+            .filter(|w| {
+                // The word's first five characters (not bytes: a respondent's words may be any
+                // script).
+                let head: String = w.chars().take(5).collect();
+                !seen.iter().any(|s| s.starts_with(&head))
+            })
             .collect();
         if !new.is_empty() {
             return Some(format!(
@@ -527,4 +532,29 @@ pub fn flag(question: &str, heard: &str, wants_open: bool) -> Vec<Flagged> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_in_any_script_are_flagged_without_panicking() {
+        for question in [
+            "Why does the éééé matter? What does the ééééé give you?",
+            "味噌汁はどうですか? 毎朝飲みますか?",
+            "¿Por qué te importa la espuma? ¿Y el precio?",
+        ] {
+            let _ = flag(question, "ça mousse bien", true);
+        }
+        let flags = flag(
+            "Why crème brûlée? How often do you buy the günstige milk?",
+            "",
+            true,
+        );
+        assert!(
+            flags.iter().any(|f| f.flag == Flag::DoubleBarrelled),
+            "{flags:?}"
+        );
+    }
 }

@@ -1,6 +1,8 @@
 //! Compressed audio files: MP3, Ogg Vorbis, FLAC and AAC (in M4A/MP4 or ADTS), decoded by
-//! symphonia (pure Rust, nothing linked at build time) and mixed down to mono `f32`, like the
-//! WAV reader.
+//! symphonia, and Opus in Ogg (voice notes, `.opus`), demuxed by symphonia and decoded by
+//! `opus-decoder` (both pure Rust, nothing linked at build time); mixed down to mono `f32`,
+//! like the WAV reader. Opus's pre-skip and end trim, which the demuxer marks on each packet,
+//! are cut from the decoded audio.
 //!
 //! The container is found from the bytes (the file's extension is only a hint). A stream that
 //! breaks off mid-packet is a truncated file, not a shorter answer; a packet that fails to
@@ -9,7 +11,7 @@
 
 use std::io::Cursor;
 
-use symphonia::core::audio::GenericAudioBufferRef;
+use symphonia::core::audio::{Channels, GenericAudioBufferRef};
 use symphonia::core::codecs::audio::well_known::{CODEC_ID_ALAC, CODEC_ID_OPUS};
 use symphonia::core::codecs::audio::{AudioCodecId, AudioDecoder, AudioDecoderOptions};
 use symphonia::core::errors::Error;
@@ -21,7 +23,7 @@ use symphonia::core::meta::MetadataOptions;
 use super::wav::{Audio, MAX_SECONDS, WavProblem};
 
 /// What the reader decodes, for error messages.
-pub const FORMATS: &str = "WAV, MP3, Ogg Vorbis, FLAC and AAC (M4A)";
+pub const FORMATS: &str = "WAV, MP3, Ogg Vorbis, Ogg Opus, FLAC and AAC (M4A)";
 
 /// Decodes a compressed audio file held in memory; `extension` (without the dot) helps the
 /// probe when the bytes are ambiguous.
@@ -55,21 +57,34 @@ pub fn decode(bytes: Vec<u8>, extension: Option<&str>) -> Result<Audio, WavProbl
         if packet.track_id != track_id {
             continue;
         }
-        match decoder.decode(&packet) {
-            Ok(buffer) => {
-                packets += 1;
-                mono.push(&buffer)?;
-            }
-            Err(Error::DecodeError(problem)) => {
-                failed += 1;
-                problem.clone_into(&mut last_problem);
-            }
-            Err(e) => {
-                return Err(WavProblem::Unsupported(format!(
-                    "cannot decode the audio after {:.1} s: {e}",
-                    mono.seconds()
-                )));
-            }
+        let decoded = match &mut decoder {
+            TrackDecoder::Symphonia(decoder) => match decoder.decode(&packet) {
+                Ok(buffer) => mono.push(&buffer).map(|()| true),
+                Err(Error::DecodeError(problem)) => {
+                    problem.clone_into(&mut last_problem);
+                    Ok(false)
+                }
+                Err(e) => {
+                    return Err(WavProblem::Unsupported(format!(
+                        "cannot decode the audio after {:.1} s: {e}",
+                        mono.seconds()
+                    )));
+                }
+            },
+            TrackDecoder::Opus(opus) => match opus.channels_and(&packet) {
+                Ok((channels, frames)) => mono
+                    .push_interleaved(frames, channels, OPUS_RATE)
+                    .map(|()| true),
+                Err(problem) => {
+                    last_problem = problem;
+                    Ok(false)
+                }
+            },
+        };
+        if decoded? {
+            packets += 1;
+        } else {
+            failed += 1;
         }
     }
     if packets == 0 && failed > 0 {
@@ -95,10 +110,62 @@ pub fn decode(bytes: Vec<u8>, extension: Option<&str>) -> Result<Audio, WavProbl
     })
 }
 
+/// The rate Opus is decoded at (its native one; the pre-skip is counted in it).
+const OPUS_RATE: u32 = 48_000;
+
+/// The decoder of the audio track: symphonia's, or ours for Opus.
+enum TrackDecoder {
+    Symphonia(Box<dyn AudioDecoder>),
+    Opus(Box<OpusTrack>),
+}
+
+/// An Opus track: the decoder and a buffer for one packet's interleaved frames.
+struct OpusTrack {
+    decoder: opus_decoder::OpusDecoder,
+    channels: usize,
+    pcm: Vec<f32>,
+}
+
+impl OpusTrack {
+    fn new(channels: usize) -> Result<Self, WavProblem> {
+        let decoder = opus_decoder::OpusDecoder::new(OPUS_RATE, channels)
+            .map_err(|e| WavProblem::Unsupported(format!("Opus with {channels} channels: {e}")))?;
+        let size = opus_decoder::OpusDecoder::MAX_FRAME_SIZE_48K * channels;
+        Ok(Self {
+            decoder,
+            channels,
+            pcm: vec![0.0; size],
+        })
+    }
+
+    /// The channel count and the packet's frames, interleaved, with the trim the demuxer
+    /// marked cut off.
+    fn channels_and(
+        &mut self,
+        packet: &symphonia::core::packet::Packet,
+    ) -> Result<(usize, &[f32]), String> {
+        let frames = self
+            .decoder
+            .decode_float(&packet.data, &mut self.pcm, false)
+            .map_err(|e| e.to_string())?;
+        let trim = |d: symphonia::core::units::Duration| {
+            usize::try_from(d.get()).unwrap_or(usize::MAX).min(frames)
+        };
+        let start = trim(packet.trim_start);
+        let end = frames.saturating_sub(trim(packet.trim_end)).max(start);
+        Ok((
+            self.channels,
+            self.pcm
+                .get(start * self.channels..end * self.channels)
+                .unwrap_or_default(),
+        ))
+    }
+}
+
 /// A probed file: its reader, the audio track's decoder and what the track declares.
 struct Opened {
     format: Box<dyn FormatReader>,
-    decoder: Box<dyn AudioDecoder>,
+    decoder: TrackDecoder,
     track_id: u32,
     /// Frames the container says the track has.
     declared: Option<u64>,
@@ -131,14 +198,26 @@ fn open(bytes: Vec<u8>, extension: Option<&str>) -> Result<Opened, WavProblem> {
         .as_ref()
         .and_then(|p| p.audio())
         .ok_or_else(|| WavProblem::Unsupported("the audio track has no codec parameters".into()))?;
-    let decoder = symphonia::default::get_codecs()
-        .make_audio_decoder(params, &AudioDecoderOptions::default())
-        .map_err(|_| {
-            WavProblem::Unsupported(format!(
-                "{} audio; this app reads {FORMATS}",
-                codec_name(params.codec)
-            ))
-        })?;
+    let decoder = if params.codec == CODEC_ID_OPUS {
+        let channels = params.channels.as_ref().map_or(1, Channels::count);
+        if !(1..=2).contains(&channels) {
+            return Err(WavProblem::Unsupported(format!(
+                "Opus with {channels} channels; this app reads mono and stereo Opus"
+            )));
+        }
+        TrackDecoder::Opus(Box::new(OpusTrack::new(channels)?))
+    } else {
+        TrackDecoder::Symphonia(
+            symphonia::default::get_codecs()
+                .make_audio_decoder(params, &AudioDecoderOptions::default())
+                .map_err(|_| {
+                    WavProblem::Unsupported(format!(
+                        "{} audio; this app reads {FORMATS}",
+                        codec_name(params.codec)
+                    ))
+                })?,
+        )
+    };
     let (track_id, declared) = (track.id, track.num_frames);
     Ok(Opened {
         format,
@@ -161,6 +240,21 @@ impl Mixdown {
         let spec = buffer.spec();
         let channels = spec.channels().count().max(1);
         let rate = spec.rate();
+        let mut interleaved = std::mem::take(&mut self.interleaved);
+        buffer.copy_to_vec_interleaved(&mut interleaved);
+        let pushed = self.push_interleaved(&interleaved, channels, rate);
+        self.interleaved = interleaved;
+        pushed
+    }
+
+    /// Interleaved frames of `channels` at `rate`, mixed down.
+    fn push_interleaved(
+        &mut self,
+        interleaved: &[f32],
+        channels: usize,
+        rate: u32,
+    ) -> Result<(), WavProblem> {
+        let channels = channels.max(1);
         match self.rate {
             None => self.rate = Some(rate),
             Some(r) if r != rate => {
@@ -170,10 +264,9 @@ impl Mixdown {
             }
             Some(_) => {}
         }
-        buffer.copy_to_vec_interleaved(&mut self.interleaved);
         let scale = 1.0 / channels as f32;
         self.samples.extend(
-            self.interleaved
+            interleaved
                 .chunks_exact(channels)
                 .map(|frame| frame.iter().sum::<f32>() * scale),
         );
@@ -247,13 +340,14 @@ mod tests {
             ("answer.mp3", 44_100),
             ("answer.ogg", 22_050),
             ("answer.m4a", 24_000),
+            ("answer.opus", 48_000),
         ] {
             let audio = read_audio_file(&fixture(name)).unwrap();
             assert_eq!(audio.sample_rate, rate, "{name}");
             // Encoders pad the start and the end by a frame or two.
             let seconds = audio.duration_seconds();
             assert!((seconds - 4.06).abs() < 0.1, "{name}: {seconds} s");
-            // MP3 and Vorbis come back sample-aligned. AAC in MP4 keeps the encoder's priming
+            // MP3, Vorbis and Opus (its pre-skip cut) come back sample-aligned. AAC in MP4 keeps the encoder's priming
             // (1024 samples here: the edit list that says so is not applied), 43 ms of
             // near-silence before the speech, which does not change what is heard.
             let got = envelope(&audio);
@@ -280,8 +374,8 @@ mod tests {
             err.to_string()
         };
         let opus = std::fs::read(fixture("answer.opus")).unwrap();
-        let err = problem("a.opus", &opus);
-        assert!(err.contains("Opus audio; this app reads WAV, MP3"), "{err}");
+        let err = problem("cut.opus", &opus[..opus.len() / 2]);
+        assert!(err.contains("cut.opus: "), "{err}");
         let err = problem("a.mp3", b"\x7fELF\x02\x01\x01 not audio at all, just bytes");
         assert!(err.contains("not an audio file this app reads"), "{err}");
         let err = problem("a.ogg", b"");

@@ -170,6 +170,7 @@ fn live(choice: &ModelChoice, config: &FetchConfig, audio: &[f32]) -> f64 {
             language: Some("en".to_owned()),
             fetch: config.clone(),
             partial_every: std::time::Duration::from_secs(1),
+            keep: None,
         },
         tx,
     );

@@ -6,7 +6,9 @@
 //! mono (`resample`, windowed sinc); [`SpeechModel::load`] reads
 //! `model.bin` (`ct2`), maps its variables onto candle's Whisper and derives the model's
 //! configuration from the tensor shapes (`weights`); [`SpeechModel::transcribe`] computes the
-//! log-mel spectrogram with our filter bank (`mel`) and decodes greedily per 30-second window,
+//! log-mel spectrogram with our filter bank (`mel`) and decodes each 30-second window by beam
+//! search (greedy with [`SpeechModel::set_beam_size`]), prompted with a text when one is set
+//! ([`SpeechModel::set_prompt`]),
 //! with the guards against hallucinated text on silence and noise (`guards`, `model`).
 //!
 //! Two models are known ([`ModelChoice`]): Whisper tiny.en (English, the default) and base
@@ -18,7 +20,7 @@
 //! growing answer on a worker thread for the terminal app; [`voice`] reads questions aloud.
 //!
 //! Not here yet: word-level timestamps (segments are Whisper's timed pieces), seeking to the
-//! last complete piece between windows, beam search, Opus.
+//! last complete piece between windows, Opus.
 
 mod compressed;
 mod ct2;
@@ -39,7 +41,7 @@ use serde::Serialize;
 
 pub use ct2::{Ct2Error, Ct2Problem};
 pub use guards::compression_ratio;
-pub use model::{SAMPLE_RATE, SILENCE_RMS, SpeechModel};
+pub use model::{BEAM_SIZE, MAX_PROMPT_TOKENS, SAMPLE_RATE, SILENCE_RMS, SpeechModel};
 pub use wav::{Audio, MAX_SECONDS, WavError, WavProblem, encode as encode_wav, encode_pcm16};
 
 use crate::model_files::{self, FetchConfig, ModelSpec, SPEECH_BASE, SPEECH_TINY_EN};
@@ -202,10 +204,41 @@ pub fn kept_audio_dir(db: &Path, session_id: &str) -> PathBuf {
 }
 
 /// Keeps `source` (an answer's audio) as `turn-NN.EXT` in `dir` (EXT: the source's own, e.g.
-/// `wav` or `mp3`), readable by its owner only
-/// (the folder 0700, the file 0600); returns the file's path relative to the database's
-/// folder, as the utterance records it.
+/// `wav` or `mp3`), readable by its owner only (the folder 0700, the file 0600 from its
+/// creation); returns the file's path relative to the database's folder, as the utterance
+/// records it.
 pub fn keep_audio(source: &Path, dir: &Path, turn: u32) -> std::io::Result<String> {
+    let extension = source
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .filter(|e| e.len() <= 4 && e.chars().all(|c| c.is_ascii_alphanumeric()))
+        .unwrap_or_else(|| "wav".into());
+    let mut from = std::fs::File::open(source)?;
+    keep_private(dir, turn, &extension, |file| {
+        std::io::copy(&mut from, file).map(|_| ())
+    })
+}
+
+/// Keeps 16 kHz `samples` (an answer heard live) as a 16-bit WAV, `turn-NN.wav` in `dir`, or
+/// `turn-NN-2.wav` and so on when the answer was spoken in several takes; private like
+/// [`keep_audio`].
+pub fn keep_samples(samples: &[f32], dir: &Path, turn: u32) -> std::io::Result<String> {
+    let bytes = encode_pcm16(SAMPLE_RATE, samples);
+    keep_private(dir, turn, "wav", |file| {
+        std::io::Write::write_all(file, &bytes)
+    })
+}
+
+/// Creates `dir` (0700) and a new file in it (0600) named after `turn`, the first of
+/// `turn-NN.EXT`, `turn-NN-2.EXT`, … not taken; `write` fills it. A file that cannot be
+/// written whole is removed. Returns the name relative to the database's folder.
+fn keep_private(
+    dir: &Path,
+    turn: u32,
+    extension: &str,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<String> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -214,19 +247,30 @@ pub fn keep_audio(source: &Path, dir: &Path, turn: u32) -> std::io::Result<Strin
         builder.mode(0o700);
     }
     builder.create(dir)?;
-    let extension = source
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .filter(|e| e.len() <= 4 && e.chars().all(|c| c.is_ascii_alphanumeric()))
-        .unwrap_or_else(|| "wav".into());
-    let name = format!("turn-{turn:02}.{extension}");
+    let mut take = 1;
+    let (mut file, name) = loop {
+        let name = if take == 1 {
+            format!("turn-{turn:02}.{extension}")
+        } else {
+            format!("turn-{turn:02}-{take}.{extension}")
+        };
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(dir.join(&name)) {
+            Ok(file) => break (file, name),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && take < 1_000 => take += 1,
+            Err(e) => return Err(e),
+        }
+    };
     let kept = dir.join(&name);
-    std::fs::copy(source, &kept)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o600))?;
+    if let Err(e) = write(&mut file).and_then(|()| file.sync_all()) {
+        let _ = std::fs::remove_file(&kept);
+        return Err(e);
     }
     let session = dir.file_name().map(|n| n.to_string_lossy().into_owned());
     let folder = dir

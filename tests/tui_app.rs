@@ -502,6 +502,7 @@ async fn listening_fills_the_answer_box_and_the_moderators_edit_wins() {
             model: "whisper-tiny.en".to_owned(),
             duration_seconds: 3.0,
             mean_logprob: -0.3,
+            audio_file: None,
         }))
     };
     let recording = tui_support::record(&example("oat_milk_script.yaml"), 11, &[]).await;

@@ -99,7 +99,7 @@ pub fn run(
     let typed = args.answers.as_deref().map(AnswerFile::open).transpose()?;
     let mut spoken = match typed {
         Some(_) => None,
-        None => Some(SpokenAnswers::open(llm, args, resolved.concept_language())?),
+        None => Some(SpokenAnswers::open(llm, args, resolved.concept())?),
     };
     let mut voice = super::setup::voice(llm, args.speak)?;
     let prepared = prepare(dir, llm, args.stages)?;
@@ -240,7 +240,7 @@ impl SpokenAnswers {
     fn open(
         llm: &LlmOptions,
         args: &InterviewArgs,
-        concept_language: Option<&str>,
+        concept: &crate::config::Concept,
     ) -> Result<Self, CliError> {
         // Decoded (not resampled) here to find a bad file before anything is stored; each is
         // decoded again at its turn rather than all held in memory.
@@ -248,7 +248,7 @@ impl SpokenAnswers {
             crate::speech::read_audio_file(path)
                 .map_err(|e| CliError::Input(format!("--answers-audio {}: {e}", path.display())))?;
         }
-        let mut listen = super::setup::listen_config(llm, concept_language)?;
+        let mut listen = super::setup::listen_config(llm, Some(concept))?;
         if let Some(language) = &args.language {
             listen.language = Some(language.trim().to_ascii_lowercase());
             if listen.language.as_deref() != Some("en") && args.speech_model.is_none() {
@@ -259,9 +259,13 @@ impl SpokenAnswers {
             listen.model = crate::speech::ModelChoice::parse(model);
         }
         let fetch = crate::model_files::FetchConfig::from_env();
-        let model = listen
+        let mut model = listen
             .model
             .load(&fetch)
+            .map_err(|e| CliError::Llm(format!("speech model: {e}")))?;
+        // Each answer is heard in the study's context (Whisper's initial prompt).
+        model
+            .set_prompt(&super::setup::speech_context(concept))
             .map_err(|e| CliError::Llm(format!("speech model: {e}")))?;
         Ok(Self {
             files: args.answers_audio.clone(),

@@ -151,13 +151,13 @@ pub fn voice(options: &LlmOptions, speak: bool) -> Result<Option<Voice>, CliErro
 /// language other than English picks the multilingual model unless `audio.model` names one.
 pub fn listen_config(
     options: &LlmOptions,
-    concept_language: Option<&str>,
+    concept: Option<&crate::config::Concept>,
 ) -> Result<ListenConfig, CliError> {
     let audio = audio_settings(options)?;
     let language = audio
         .language
         .as_deref()
-        .or(concept_language)
+        .or(concept.and_then(|c| c.language.as_deref()))
         .map(|l| l.trim().to_ascii_lowercase())
         .filter(|l| !l.is_empty());
     let model = match (&audio.model, &language) {
@@ -174,7 +174,17 @@ pub fn listen_config(
             ..FetchConfig::from_env()
         },
         partial_every: std::time::Duration::from_secs(1),
+        keep: None,
     })
+}
+
+/// The study's context a speech model hears whole answers in (`interview --answers-audio`): the
+/// concept's name and description, as Whisper's initial prompt. The live listener does not
+/// prompt: on the short pieces it decodes while the respondent speaks, a prompt made tiny.en
+/// repeat a sentence (`tests/speech.rs`'s live answer, heard "… before work. And that will
+/// sleep in a good mood before work.").
+pub fn speech_context(concept: &crate::config::Concept) -> String {
+    format!("{}. {}", concept.name.trim(), concept.description.trim())
 }
 
 /// What an interview-running command sets up before it opens a session.
@@ -235,9 +245,9 @@ pub struct Resolved {
 }
 
 impl Resolved {
-    /// The concept's interview language, when it names one.
-    pub fn concept_language(&self) -> Option<&str> {
-        self.spec.concept.language.as_deref()
+    /// The interview's concept.
+    pub fn concept(&self) -> &crate::config::Concept {
+        &self.spec.concept
     }
 
     /// The configuration a new session of this choice runs with.

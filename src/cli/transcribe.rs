@@ -17,8 +17,8 @@ use crate::speech::{ModelChoice, SpeechError, read_audio};
 
 #[derive(Debug, Args)]
 pub struct TranscribeArgs {
-    /// An audio file: WAV (PCM 8/16/24/32-bit or float), MP3, Ogg Vorbis, FLAC or M4A/AAC; any
-    /// rate, mono or stereo; at most 30 minutes.
+    /// An audio file: WAV (PCM 8/16/24/32-bit or float), MP3, Ogg Vorbis, Ogg Opus, FLAC or
+    /// M4A/AAC; any rate, mono or stereo; at most 30 minutes.
     pub file: PathBuf,
     /// What to print.
     #[arg(long, value_enum, default_value_t = TranscriptFormat::Text)]
@@ -34,6 +34,10 @@ pub struct TranscribeArgs {
     /// little less accurate on our tests).
     #[arg(long)]
     pub timestamps: bool,
+    /// Words the speaker is likely to say (the study's topic, the question asked): the model
+    /// is conditioned on them, so names and terms in them are heard as such.
+    #[arg(long, value_name = "TEXT")]
+    pub prompt: Option<String>,
 }
 
 /// Output of `transcribe`.
@@ -50,6 +54,9 @@ pub fn run(args: &TranscribeArgs, out: &mut dyn std::io::Write) -> Result<(), Cl
     let choice = ModelChoice::parse(&args.model);
     let mut model = choice.load(&FetchConfig::from_env()).map_err(to_cli)?;
     model.set_timestamps(args.timestamps);
+    model
+        .set_prompt(args.prompt.as_deref().unwrap_or_default())
+        .map_err(to_cli)?;
     let transcript = model
         .transcribe(&samples, args.language.as_deref())
         .map_err(to_cli)?;
@@ -117,6 +124,7 @@ mod tests {
             model: "tiny.en".into(),
             language: None,
             timestamps: false,
+            prompt: None,
         };
         let err = run(&args, &mut Vec::new()).unwrap_err();
         assert!(matches!(err, CliError::Input(_)));

@@ -41,6 +41,11 @@ pub struct NewArgs {
     /// the answers, a voice interview.
     #[arg(long)]
     pub speak: bool,
+    /// Keep the recording of each answer heard with F2 beside the database
+    /// (`<db>.audio/<session>/turn-NN.wav`, files 0600), named in the JSON export and deleted
+    /// with the session.
+    #[arg(long)]
+    pub keep_audio: bool,
     #[command(flatten)]
     pub stages: StageFlags,
 }
@@ -57,6 +62,11 @@ pub struct ResumeArgs {
     /// the answers, a voice interview.
     #[arg(long)]
     pub speak: bool,
+    /// Keep the recording of each answer heard with F2 beside the database
+    /// (`<db>.audio/<session>/turn-NN.wav`, files 0600), named in the JSON export and deleted
+    /// with the session.
+    #[arg(long)]
+    pub keep_audio: bool,
     #[command(flatten)]
     pub stages: StageFlags,
 }
@@ -112,10 +122,13 @@ pub fn run_new(
     };
     // Everything that needs no model first, so a mistake is reported before any download.
     let resolved = resolve_session(dir, db, &choice)?;
-    let listen = super::setup::listen_config(llm, resolved.concept_language())?;
+    let mut listen = super::setup::listen_config(llm, Some(resolved.concept()))?;
     let prepared = prepare(dir, llm, args.stages)?;
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
+    if args.keep_audio {
+        listen.keep = Some(crate::speech::kept_audio_dir(db, &id));
+    }
     let session = spawn(interview)?;
     let voice = super::setup::voice(llm, args.speak)?;
     crate::tui::run_interview(session, mode(args.moderator), Some(listen), voice)
@@ -142,10 +155,13 @@ pub fn run_resume(
         understanding: Understanding::default(),
     };
     let resolved = resolve_session(dir, db, &choice)?;
-    let listen = super::setup::listen_config(llm, resolved.concept_language())?;
+    let mut listen = super::setup::listen_config(llm, Some(resolved.concept()))?;
     let prepared = prepare(dir, llm, args.stages)?;
     let interview = open_resolved(resolved, db, prepared.understanding, prepared.services)?;
     let id = interview.session_id().to_owned();
+    if args.keep_audio {
+        listen.keep = Some(crate::speech::kept_audio_dir(db, &id));
+    }
     let session = spawn(interview)?;
     let voice = super::setup::voice(llm, args.speak)?;
     crate::tui::run_interview(session, mode(args.moderator), Some(listen), voice)

@@ -75,9 +75,34 @@ pub fn repeated_tail(tokens: &[u32]) -> Option<usize> {
     None
 }
 
+/// Tokens a repeated phrase must span to count as the decoder repeating itself rather than the
+/// speaker.
+const DOUBLED_PHRASE: usize = 8;
+
+/// Whether `tokens` end in a phrase of [`DOUBLED_PHRASE`] tokens or more said twice in a row.
+/// Beam search ranks hypotheses by log-probability per token, and a second copy of a sentence
+/// is so predictable that it raises the average: such a hypothesis is dropped, not extended.
+pub fn doubled_tail(tokens: &[u32]) -> bool {
+    let n = tokens.len();
+    (DOUBLED_PHRASE..=n / 2)
+        .any(|block| tokens.get(n - 2 * block..n - block) == tokens.get(n - block..))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_said_twice_is_a_doubled_tail() {
+        let sentence: Vec<u32> = (100..110).collect();
+        let twice = [sentence.clone(), sentence.clone()].concat();
+        assert!(doubled_tail(&twice));
+        assert!(doubled_tail(&[vec![7, 8], twice].concat()));
+        // A short phrase repeated ("no, no") and a sentence once are speech.
+        assert!(!doubled_tail(&[5, 6, 5, 6]));
+        assert!(!doubled_tail(&sentence));
+        assert!(!doubled_tail(&[]));
+    }
 
     #[test]
     fn plain_speech_passes_and_repeated_lines_fail() {

@@ -43,6 +43,9 @@ pub struct ListenConfig {
     pub fetch: FetchConfig,
     /// How often the growing answer is decoded again.
     pub partial_every: Duration,
+    /// Where each answer's recording is kept (`--keep-audio`: the session's audio folder),
+    /// `None` to keep nothing.
+    pub keep: Option<std::path::PathBuf>,
 }
 
 /// An answer heard and transcribed: its text and how it was heard.
@@ -53,6 +56,9 @@ pub struct Spoken {
     pub duration_seconds: f64,
     /// Mean log-probability of the text's tokens (0 when nothing was said).
     pub mean_logprob: f64,
+    /// The kept recording (`--keep-audio`), relative to the database's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio_file: Option<String>,
 }
 
 impl Spoken {
@@ -88,6 +94,7 @@ impl Spoken {
             } else {
                 sum / tokens as f64
             },
+            audio_file: None,
         }
     }
 }
@@ -113,6 +120,9 @@ pub enum LiveEvent {
 enum Control {
     Start,
     Stop,
+    /// The turn of the question now on screen: the next answer's recording is kept under the
+    /// turn after it.
+    Turn(u32),
 }
 
 /// The worker's handle: start and stop never block.
@@ -144,6 +154,11 @@ impl Listener {
         self.send(Control::Stop);
     }
 
+    /// The turn of the question the respondent is answering.
+    pub fn set_turn(&self, turn: u32) {
+        self.send(Control::Turn(turn));
+    }
+
     fn send(&self, control: Control) {
         if let Some(tx) = &self.control {
             let _ = tx.send(control);
@@ -172,6 +187,8 @@ struct Worker {
     config: ListenConfig,
     events: UnboundedSender<LiveEvent>,
     model: Option<SpeechModel>,
+    /// The turn of the question on screen, from [`Listener::set_turn`].
+    question_turn: u32,
 }
 
 /// Audio decoded so far in one listen: completed windows' text is kept.
@@ -193,6 +210,7 @@ impl Worker {
             config,
             events,
             model: None,
+            question_turn: 0,
         }
     }
 
@@ -205,6 +223,10 @@ impl Worker {
             match control.recv() {
                 Ok(Control::Start) => {}
                 Ok(Control::Stop) => continue,
+                Ok(Control::Turn(turn)) => {
+                    self.question_turn = turn;
+                    continue;
+                }
                 Err(_) => return,
             }
             if let Err(message) = self.ensure_model() {
@@ -254,11 +276,15 @@ impl Worker {
         let mut last_decode = Instant::now();
         let mut last_text = String::new();
         // The last decode's result and how much audio it covered.
+        // Only a settling decode (beam search) is kept as the final text: a regular update's
+        // greedy preview is decoded again.
         let mut last_spoken: Option<(Spoken, usize)> = None;
         let end = loop {
             match control.recv_timeout(LEVEL_EVERY) {
                 Ok(Control::Stop) => break End::Asked,
                 Err(RecvTimeoutError::Disconnected) => break End::Shutdown,
+                // Kept under the turn it was asked for; the next listen takes this one.
+                Ok(Control::Turn(turn)) => self.question_turn = turn,
                 Ok(Control::Start) | Err(RecvTimeoutError::Timeout) => {}
             }
             let (len, level, ended) =
@@ -273,35 +299,43 @@ impl Worker {
             let new_enough =
                 len.saturating_sub(decoded_len) as f64 >= MIN_NEW_SECONDS * f64::from(SAMPLE_RATE);
             // The respondent just went quiet after speaking: decode at once rather than at
-            // the next tick, so the answer's last words reach the box as soon as they can.
+            // the next tick, so the answer's last words reach the box as soon as they can. The
+            // speech may be in the new audio, or in what the last preview decoded greedily
+            // and nothing has settled since.
+            let unsettled_preview = last_spoken.is_none() && progress.unsettled_speech;
             let fell_quiet = new_enough
                 && recorder.with(|c| {
-                    let samples = c.samples.get(decoded_len..len).unwrap_or_default();
-                    let quiet = PAUSE_TENTHS * TENTH;
-                    samples.len() > quiet
-                        && super::model::rms(
-                            samples.get(samples.len() - quiet..).unwrap_or_default(),
-                        ) < SPEECH_GATE
-                        && has_speech(samples.get(..samples.len() - quiet).unwrap_or_default())
+                    fell_quiet(
+                        c.samples.get(decoded_len..len).unwrap_or_default(),
+                        unsettled_preview,
+                    )
                 });
             if (last_decode.elapsed() >= self.config.partial_every && new_enough) || fell_quiet {
                 let heard = recorder
                     .with(|c| super::model::rms(c.samples.get(decoded_len..).unwrap_or_default()));
                 decoded_len = len;
                 last_decode = Instant::now();
-                // Quiet since the last decode: decode only to settle what was said before.
-                if heard < SPEECH_GATE && !progress.unsettled_speech {
+                // Quiet since the last decode: decode only to settle what was said before, and
+                // not again once it is settled (the text in the box stays as it is).
+                let quiet = heard < SPEECH_GATE;
+                if quiet && (!progress.unsettled_speech || last_spoken.is_some()) {
                     continue;
                 }
-                match self.decode(recorder, &mut progress, len) {
-                    Ok(spoken) if spoken.text != last_text => {
-                        last_text.clone_from(&spoken.text);
-                        self.emit(LiveEvent::Partial {
-                            text: spoken.text.clone(),
-                        });
-                        last_spoken = Some((spoken, len));
+                let quality = if fell_quiet || quiet {
+                    Decoding::Settle
+                } else {
+                    Decoding::Preview
+                };
+                match self.decode(recorder, &mut progress, len, quality) {
+                    Ok(spoken) => {
+                        if spoken.text != last_text {
+                            last_text.clone_from(&spoken.text);
+                            self.emit(LiveEvent::Partial {
+                                text: spoken.text.clone(),
+                            });
+                        }
+                        last_spoken = (quality == Decoding::Settle).then_some((spoken, len));
                     }
-                    Ok(spoken) => last_spoken = Some((spoken, len)),
                     // Said once: the final decode would only fail the same way.
                     Err(e) => {
                         self.emit(LiveEvent::Failed {
@@ -333,8 +367,14 @@ impl Worker {
             }),
             _ => None,
         };
-        match settled.map_or_else(|| self.decode(recorder, &mut progress, len), Ok) {
-            Ok(spoken) => self.emit(LiveEvent::Final(spoken)),
+        match settled.map_or_else(
+            || self.decode(recorder, &mut progress, len, Decoding::Settle),
+            Ok,
+        ) {
+            Ok(spoken) => {
+                let spoken = self.keep(recorder, len, spoken);
+                self.emit(LiveEvent::Final(spoken));
+            }
             Err(e) => self.emit(LiveEvent::Failed {
                 message: e.to_string(),
             }),
@@ -345,15 +385,43 @@ impl Worker {
         end
     }
 
+    /// With `--keep-audio`, writes the listen's recording (its first `len` samples) into the
+    /// session's audio folder under the answer's turn and names it on `spoken`; a recording
+    /// that cannot be written is reported and the text still goes to the box.
+    fn keep(&self, recorder: &Recorder, len: usize, mut spoken: Spoken) -> Spoken {
+        let Some(dir) = self.config.keep.as_deref() else {
+            return spoken;
+        };
+        if spoken.text.trim().is_empty() {
+            return spoken;
+        }
+        let turn = self.question_turn + 1;
+        let kept = recorder
+            .with(|c| super::keep_samples(c.samples.get(..len).unwrap_or_default(), dir, turn));
+        match kept {
+            Ok(name) => spoken.audio_file = Some(name),
+            Err(e) => self.emit(LiveEvent::Failed {
+                message: format!("cannot keep the audio in {}: {e}", dir.display()),
+            }),
+        }
+        spoken
+    }
+
     /// The text of the first `len` samples. Audio up to the last pause (or a full 30-second
     /// window) is decoded once and settled; only the audio after it is decoded again, and not
     /// at all when nothing was said since. So when the respondent stops, the next update
     /// settles the whole answer and the final text needs no decoding.
+    ///
+    /// Settled pieces are always decoded by beam search; the audio after the last one is too
+    /// when `quality` settles (the respondent fell quiet, or listening ended), and greedily for
+    /// a regular update's preview, which costs about half as much, so an update running when
+    /// the respondent stops delays the final text less.
     fn decode(
         &mut self,
         recorder: &Recorder,
         progress: &mut Progress,
         len: usize,
+        quality: Decoding,
     ) -> Result<Spoken, SpeechError> {
         let language = self.config.language.clone();
         let Some(model) = self.model.as_mut() else {
@@ -372,13 +440,14 @@ impl Worker {
                         .unwrap_or(WINDOW_SAMPLES),
                 )
             } else {
-                last_pause(&open)
+                last_pause(&open).or_else(|| quietest_gap(&open))
             };
             let Some(cut) = cut else {
                 break;
             };
             let piece = open.get(..cut).unwrap_or_default();
             if super::model::rms(piece) >= SPEECH_GATE || has_speech(piece) {
+                model.set_beam_size(super::model::BEAM_SIZE);
                 let transcript = model.transcribe(piece, language.as_deref())?;
                 let spoken = Spoken::from_transcript(&transcript);
                 progress.settled.push(spoken.text.clone());
@@ -399,6 +468,10 @@ impl Worker {
         let mut pieces = progress.pieces.clone();
         progress.unsettled_speech = has_speech(&tail);
         if progress.unsettled_speech {
+            model.set_beam_size(match quality {
+                Decoding::Settle => super::model::BEAM_SIZE,
+                Decoding::Preview => 1,
+            });
             let transcript = model.transcribe(&tail, language.as_deref())?;
             let spoken = Spoken::from_transcript(&transcript);
             texts.push(spoken.text);
@@ -420,6 +493,24 @@ impl Worker {
             pieces.into_iter().filter(|(_, n)| *n > 0),
         ))
     }
+}
+
+/// Whether the audio since the last decode (`new`) ends in a pause ([`PAUSE_TENTHS`]) after
+/// speech: speech in `new` before the pause, or `unsettled` speech decoded earlier.
+fn fell_quiet(new: &[f32], unsettled: bool) -> bool {
+    let quiet = PAUSE_TENTHS * TENTH;
+    new.len() > quiet
+        && super::model::rms(new.get(new.len() - quiet..).unwrap_or_default()) < SPEECH_GATE
+        && (unsettled || has_speech(new.get(..new.len() - quiet).unwrap_or_default()))
+}
+
+/// How the audio after the last settled piece is decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decoding {
+    /// A regular update while the respondent speaks: greedy.
+    Preview,
+    /// The text that stays (the respondent fell quiet, or listening ended): beam search.
+    Settle,
 }
 
 /// Samples per tenth of a second, the unit pauses are measured in.
@@ -484,6 +575,49 @@ fn last_pause(samples: &[f32]) -> Option<usize> {
     best.map(|b: usize| b.min(samples.len()))
 }
 
+/// Tenths of unsettled audio past which a shorter gap settles it: without a pause the text
+/// after the last settled piece is decoded again at every update and once more at the end, so
+/// it must not grow without bound.
+const LONG_TAIL_TENTHS: usize = 60;
+
+/// In audio of at least [`LONG_TAIL_TENTHS`] with no pause [`last_pause`] takes, the middle of
+/// its longest quiet stretch (at least a tenth of a second, between words or sentences) that
+/// leaves [`MIN_PIECE_TENTHS`] before it; the latest of equals. `None` when there is none.
+fn quietest_gap(samples: &[f32]) -> Option<usize> {
+    let quiet: Vec<bool> = samples
+        .chunks(TENTH)
+        .map(|c| c.len() == TENTH && super::model::rms(c) < SPEECH_GATE)
+        .collect();
+    if quiet.len() < LONG_TAIL_TENTHS {
+        return None;
+    }
+    let mut best: Option<(usize, usize)> = None;
+    let mut start = None;
+    for (i, is_quiet) in quiet
+        .iter()
+        .copied()
+        .chain(std::iter::once(false))
+        .enumerate()
+    {
+        match (is_quiet, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                start = None;
+                let middle = usize::midpoint(s, i);
+                let run = i - s;
+                if middle >= MIN_PIECE_TENTHS
+                    && i < quiet.len()
+                    && best.is_none_or(|(r, _)| run >= r)
+                {
+                    best = Some((run, middle));
+                }
+            }
+            _ => {}
+        }
+    }
+    best.map(|(_, middle)| middle * TENTH)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,6 +650,30 @@ mod tests {
     }
 
     #[test]
+    fn a_long_answer_without_pauses_is_cut_at_its_longest_gap() {
+        let quiet = |tenths: usize| vec![0.0_f32; tenths * TENTH];
+        // Short gaps only (no pause `last_pause` takes): under six seconds it waits…
+        let short = [tone(30), quiet(1), tone(20)].concat();
+        assert_eq!(last_pause(&short), None);
+        assert_eq!(quietest_gap(&short), None);
+        // …past six, the longest gap after four seconds of speech settles it.
+        let long = [
+            tone(20),
+            quiet(2),
+            tone(25),
+            quiet(1),
+            tone(10),
+            quiet(2),
+            tone(5),
+        ]
+        .concat();
+        assert_eq!(last_pause(&long), None);
+        assert_eq!(quietest_gap(&long), Some(59 * TENTH));
+        // No gap at all: nothing to cut at.
+        assert_eq!(quietest_gap(&tone(70)), None);
+    }
+
+    #[test]
     fn spoken_metadata_averages_log_probabilities_by_tokens() {
         let spoken = Spoken::from_parts(
             "a b".to_owned(),
@@ -539,6 +697,7 @@ mod tests {
                 language: None,
                 fetch: FetchConfig::from_env(),
                 partial_every: Duration::from_secs(1),
+                keep: None,
             },
             tx,
         );

@@ -157,10 +157,16 @@ impl<B: Backend> EventLoop<B> {
     pub fn handle(&mut self, event: AppEvent) -> Flow {
         let mut flow = Flow::Continue;
         self.send_backlog();
-        if let (Some(voice), AppEvent::Pipeline(e)) = (self.voice.as_mut(), &event)
-            && let Some(crate::pipeline::Event::Question { text, .. }) = e.pipeline()
+        if let AppEvent::Pipeline(e) = &event
+            && let Some(crate::pipeline::Event::Question { turn, text, .. }) = e.pipeline()
         {
-            voice.say(text);
+            if let Some(voice) = self.voice.as_mut() {
+                voice.say(text);
+            }
+            // The answer to this question is kept under its turn (`--keep-audio`).
+            if let Some(listener) = self.listener.as_ref() {
+                listener.set_turn(*turn);
+            }
         }
         for action in self.app.handle(event) {
             match action {

@@ -19,6 +19,25 @@ pub(super) fn log_softmax(logits: &[f32]) -> Vec<f64> {
         .collect()
 }
 
+/// The `k` likeliest tokens with their log-probabilities, likeliest first; tokens at −∞ are
+/// never chosen.
+pub(super) fn top_k(logprobs: &[f64], k: usize) -> Vec<(u32, f64)> {
+    let mut ranked: Vec<(u32, f64)> = logprobs
+        .iter()
+        .enumerate()
+        .filter(|(_, lp)| lp.is_finite())
+        .filter_map(|(i, lp)| u32::try_from(i).ok().map(|i| (i, *lp)))
+        .collect();
+    let k = k.min(ranked.len());
+    if k == 0 {
+        return Vec::new();
+    }
+    ranked.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
+    ranked.truncate(k);
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    ranked
+}
+
 pub(super) fn sample(logits: &[f32], temperature: f64, rng: &mut XorShift) -> u32 {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let weights: Vec<f64> = logits
@@ -56,6 +75,14 @@ impl XorShift {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn top_k_ranks_the_likeliest_and_skips_the_impossible() {
+        let logprobs = [-2.0, f64::NEG_INFINITY, -0.5, -1.0, -3.0];
+        assert_eq!(top_k(&logprobs, 3), vec![(2, -0.5), (3, -1.0), (0, -2.0)]);
+        assert_eq!(top_k(&logprobs, 9).len(), 4);
+        assert!(top_k(&[f64::NEG_INFINITY], 2).is_empty());
+    }
 
     #[test]
     fn sampling_and_helpers() {

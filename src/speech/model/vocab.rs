@@ -11,6 +11,8 @@ use crate::speech::SpeechError;
 #[derive(Debug, Clone)]
 pub(super) struct Specials {
     pub(super) sot: u32,
+    /// `<|startofprev|>`: opens the text the decoder is conditioned on (a prompt).
+    pub(super) sot_prev: Option<u32>,
     pub(super) eot: u32,
     pub(super) transcribe: Option<u32>,
     pub(super) no_timestamps: u32,
@@ -38,6 +40,7 @@ pub(super) fn specials(tokenizer: &Tokenizer) -> Result<Specials, String> {
     let no_timestamps = need(whisper_consts::NO_TIMESTAMPS_TOKEN)?;
     Ok(Specials {
         sot: need(whisper_consts::SOT_TOKEN)?,
+        sot_prev: id("<|startofprev|>"),
         eot: need(whisper_consts::EOT_TOKEN)?,
         transcribe: id(whisper_consts::TRANSCRIBE_TOKEN),
         no_timestamps,

@@ -87,7 +87,7 @@ impl App {
                             model: spoken.model,
                             duration_seconds: spoken.duration_seconds,
                             mean_logprob: spoken.mean_logprob,
-                            audio_file: None,
+                            audio_file: spoken.audio_file,
                         });
                     }
                 }

@@ -1,0 +1,399 @@
+//! Whisper's text decoder with a self-attention cache, for a batch of hypotheses.
+//!
+//! candle's decoder re-reads every token of the sequence at each step (it caches only the
+//! cross-attention keys and values), so a step costs as much as the whole sequence so far,
+//! and a prompt or a beam multiplies it. This one keeps each layer's self-attention keys and
+//! values: a step feeds only the new token of each hypothesis. The arithmetic is Whisper's
+//! (pre-norm residual blocks, keys and queries each scaled by `head_dim^-¼`, GELU MLP) over the
+//! same tensors candle's model loads, so the two give the same logits.
+//!
+//! Cross-attention keys and values are computed once per window ([`Decoder::cross`]) with a
+//! batch of one; the hypotheses of a batch are folded into the query length there, so beams
+//! share them without copies.
+
+use candle_core::{D, Result, Tensor};
+use candle_nn::{LayerNorm, Linear, Module, VarBuilder};
+
+/// One attention's projections.
+struct Attention {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    out: Linear,
+}
+
+impl Attention {
+    fn load(width: usize, vb: &VarBuilder) -> Result<Self> {
+        let linear = |name: &str, bias: bool| -> Result<Linear> {
+            let vb = vb.pp(name);
+            let weight = vb.get((width, width), "weight")?;
+            let bias = if bias {
+                Some(vb.get(width, "bias")?)
+            } else {
+                None
+            };
+            Ok(Linear::new(weight, bias))
+        };
+        Ok(Self {
+            query: linear("q_proj", true)?,
+            key: linear("k_proj", false)?,
+            value: linear("v_proj", true)?,
+            out: linear("out_proj", true)?,
+        })
+    }
+}
+
+struct Block {
+    attention: Attention,
+    attention_norm: LayerNorm,
+    cross: Attention,
+    cross_norm: LayerNorm,
+    fc1: Linear,
+    fc2: Linear,
+    mlp_norm: LayerNorm,
+}
+
+fn layer_norm(width: usize, vb: &VarBuilder) -> Result<LayerNorm> {
+    Ok(LayerNorm::new(
+        vb.get(width, "weight")?,
+        vb.get(width, "bias")?,
+        1e-5,
+    ))
+}
+
+fn linear(inputs: usize, outputs: usize, vb: &VarBuilder) -> Result<Linear> {
+    Ok(Linear::new(
+        vb.get((outputs, inputs), "weight")?,
+        Some(vb.get(outputs, "bias")?),
+    ))
+}
+
+impl Block {
+    fn load(width: usize, vb: &VarBuilder) -> Result<Self> {
+        Ok(Self {
+            attention: Attention::load(width, &vb.pp("self_attn"))?,
+            attention_norm: layer_norm(width, &vb.pp("self_attn_layer_norm"))?,
+            cross: Attention::load(width, &vb.pp("encoder_attn"))?,
+            cross_norm: layer_norm(width, &vb.pp("encoder_attn_layer_norm"))?,
+            fc1: linear(width, width * 4, &vb.pp("fc1"))?,
+            fc2: linear(width * 4, width, &vb.pp("fc2"))?,
+            mlp_norm: layer_norm(width, &vb.pp("final_layer_norm"))?,
+        })
+    }
+}
+
+/// The decoder's weights.
+pub(super) struct Decoder {
+    token_embedding: Tensor,
+    positions: Tensor,
+    blocks: Vec<Block>,
+    norm: LayerNorm,
+    heads: usize,
+}
+
+/// Cross-attention keys and values of one window, per layer: `(1, heads, frames, head_dim)`,
+/// keys already scaled.
+pub(super) struct Cross(Vec<(Tensor, Tensor)>);
+
+/// The self-attention cache of a batch of hypotheses: per layer, keys and values
+/// `(batch, heads, tokens, head_dim)`, keys already scaled.
+#[derive(Clone, Default)]
+pub(super) struct Cache {
+    layers: Vec<(Tensor, Tensor)>,
+    len: usize,
+}
+
+impl Cache {
+    /// The cache of the hypotheses at `rows` of this batch, in that order (a row may repeat).
+    pub(super) fn select(&self, rows: &[u32]) -> Result<Self> {
+        let Some((first, _)) = self.layers.first() else {
+            return Ok(self.clone());
+        };
+        let index = Tensor::new(rows, first.device())?;
+        let layers = self
+            .layers
+            .iter()
+            .map(|(k, v)| Ok((k.index_select(&index, 0)?, v.index_select(&index, 0)?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            layers,
+            len: self.len,
+        })
+    }
+}
+
+impl Decoder {
+    /// The decoder of a Whisper model whose tensors `vb` holds under `model.decoder`.
+    pub(super) fn load(
+        vb: &VarBuilder,
+        config: &candle_transformers::models::whisper::Config,
+    ) -> Result<Self> {
+        let vb = vb.pp("model.decoder");
+        let width = config.d_model;
+        let blocks = (0..config.decoder_layers)
+            .map(|i| Block::load(width, &vb.pp(format!("layers.{i}"))))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            token_embedding: vb.get((config.vocab_size, width), "embed_tokens.weight")?,
+            positions: vb.get(
+                (config.max_target_positions, width),
+                "embed_positions.weight",
+            )?,
+            blocks,
+            norm: layer_norm(width, &vb.pp("layer_norm"))?,
+            heads: config.decoder_attention_heads,
+        })
+    }
+
+    /// The token embedding (vocabulary × width), also the output projection.
+    pub(super) fn embedding(&self) -> &Tensor {
+        &self.token_embedding
+    }
+
+    /// Positions the decoder can read (prompt, start tokens and text together).
+    pub(super) fn context(&self) -> usize {
+        self.positions.dim(0).unwrap_or(0)
+    }
+
+    fn scale(&self, width: usize) -> f64 {
+        ((width / self.heads) as f64).powf(-0.25)
+    }
+
+    /// `(batch, tokens, width)` → `(batch, heads, tokens, head_dim)`.
+    fn split_heads(&self, x: &Tensor) -> Result<Tensor> {
+        let (batch, tokens, width) = x.dims3()?;
+        x.reshape((batch, tokens, self.heads, width / self.heads))?
+            .transpose(1, 2)?
+            .contiguous()
+    }
+
+    /// `(batch, heads, tokens, head_dim)` → `(batch, tokens, width)`.
+    fn merge_heads(x: &Tensor) -> Result<Tensor> {
+        x.transpose(1, 2)?.flatten_from(2)
+    }
+
+    /// The cross-attention keys and values of the encoder's output `features` (batch 1).
+    pub(super) fn cross(&self, features: &Tensor) -> Result<Cross> {
+        let width = features.dim(D::Minus1)?;
+        let scale = self.scale(width);
+        let layers = self
+            .blocks
+            .iter()
+            .map(|block| {
+                let k = (self.split_heads(&block.cross.key.forward(features)?)? * scale)?;
+                let v = self.split_heads(&block.cross.value.forward(features)?)?;
+                Ok((k.transpose(2, 3)?.contiguous()?, v))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Cross(layers))
+    }
+
+    /// Runs `tokens` (`batch × new`, following what `cache` holds) and returns the final hidden
+    /// states `(batch, new, width)`; `cache` then holds them too.
+    pub(super) fn forward(
+        &self,
+        tokens: &Tensor,
+        cache: &mut Cache,
+        cross: &Cross,
+    ) -> Result<Tensor> {
+        let (batch, new) = tokens.dims2()?;
+        let past = cache.len;
+        let embedded = self.token_embedding.embedding(&tokens.flatten_all()?)?;
+        let width = embedded.dim(D::Minus1)?;
+        let positions = self.positions.narrow(0, past, new)?;
+        let mut stream = embedded
+            .reshape((batch, new, width))?
+            .broadcast_add(&positions)?;
+        let scale = self.scale(width);
+        let mask = causal_mask(new, past, tokens.device())?;
+        let mut layers = Vec::with_capacity(self.blocks.len());
+        for (i, block) in self.blocks.iter().enumerate() {
+            // Self-attention over the cache and the new tokens.
+            let normed = block.attention_norm.forward(&stream)?;
+            let queries = (self.split_heads(&block.attention.query.forward(&normed)?)? * scale)?;
+            let keys = (self.split_heads(&block.attention.key.forward(&normed)?)? * scale)?;
+            let values = self.split_heads(&block.attention.value.forward(&normed)?)?;
+            let (keys, values) = match cache.layers.get(i) {
+                Some((pk, pv)) => (
+                    Tensor::cat(&[pk, &keys], 2)?,
+                    Tensor::cat(&[pv, &values], 2)?,
+                ),
+                None => (keys, values),
+            };
+            let mut scores = queries.matmul(&keys.transpose(2, 3)?.contiguous()?)?;
+            if let Some(mask) = &mask {
+                scores = scores.broadcast_add(mask)?;
+            }
+            let weights = candle_nn::ops::softmax_last_dim(&scores)?;
+            let attended = Self::merge_heads(&weights.matmul(&values)?)?;
+            stream = (stream + block.attention.out.forward(&attended)?)?;
+            layers.push((keys, values));
+            // Cross-attention: the batch's queries folded into one sequence over the shared
+            // keys and values.
+            let (ck, cv) = cross
+                .0
+                .get(i)
+                .ok_or_else(|| candle_core::Error::Msg("cross-attention layer missing".into()))?;
+            let normed = block.cross_norm.forward(&stream)?;
+            let queries = (self.split_heads(&block.cross.query.forward(&normed)?)? * scale)?;
+            let (_, heads, _, head_dim) = queries.dims4()?;
+            let queries = queries
+                .transpose(0, 1)?
+                .reshape((1, heads, batch * new, head_dim))?;
+            let weights = candle_nn::ops::softmax_last_dim(&queries.matmul(ck)?)?;
+            let attended = weights
+                .matmul(cv)?
+                .reshape((heads, batch, new, head_dim))?
+                .transpose(0, 1)?;
+            stream = (&stream + block.cross.out.forward(&Self::merge_heads(&attended)?)?)?;
+            // MLP.
+            let normed = block
+                .fc1
+                .forward(&block.mlp_norm.forward(&stream)?)?
+                .gelu()?;
+            stream = (&stream + block.fc2.forward(&normed)?)?;
+        }
+        cache.layers = layers;
+        cache.len = past + new;
+        self.norm.forward(&stream)
+    }
+}
+
+/// The mask over `past + new` keys for `new` queries: each new token sees the past and the
+/// new tokens up to itself. `None` for a single new token (it sees everything).
+fn causal_mask(new: usize, past: usize, device: &candle_core::Device) -> Result<Option<Tensor>> {
+    if new <= 1 {
+        return Ok(None);
+    }
+    let total = past + new;
+    let values: Vec<f32> = (0..new)
+        .flat_map(|i| (0..total).map(move |j| if j > past + i { f32::NEG_INFINITY } else { 0.0 }))
+        .collect();
+    Tensor::from_vec(values, (new, total), device).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{DType, Device, Shape};
+    use candle_transformers::models::whisper::{Config, model::Whisper};
+
+    /// Weights made up from each tensor's name, the same on every request: candle's model and
+    /// ours load the same numbers.
+    struct MadeUp;
+
+    impl candle_nn::var_builder::SimpleBackend for MadeUp {
+        fn get(
+            &self,
+            shape: Shape,
+            name: &str,
+            _: candle_nn::Init,
+            dtype: DType,
+            device: &Device,
+        ) -> Result<Tensor> {
+            let mut state = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            }) | 1;
+            let values: Vec<f32> = (0..shape.elem_count())
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 1_000) as f32 / 1_000.0 - 0.5
+                })
+                .collect();
+            Tensor::from_vec(values, shape, device)?.to_dtype(dtype)
+        }
+
+        fn get_unchecked(&self, name: &str, _: DType, _: &Device) -> Result<Tensor> {
+            Err(candle_core::Error::Msg(format!("{name}: shape needed")))
+        }
+
+        fn contains_tensor(&self, _: &str) -> bool {
+            true
+        }
+    }
+
+    fn config() -> Config {
+        Config {
+            num_mel_bins: 4,
+            max_source_positions: 8,
+            d_model: 16,
+            encoder_attention_heads: 2,
+            encoder_layers: 1,
+            vocab_size: 40,
+            max_target_positions: 24,
+            decoder_attention_heads: 2,
+            decoder_layers: 2,
+            suppress_tokens: Vec::new(),
+        }
+    }
+
+    /// The last position's hidden state of candle's decoder over the whole of `tokens`.
+    fn reference(model: &mut Whisper, tokens: &[u32], features: &Tensor) -> Vec<f32> {
+        let input = Tensor::new(tokens, &Device::Cpu)
+            .unwrap()
+            .unsqueeze(0)
+            .unwrap();
+        let hidden = model.decoder.forward(&input, features, true).unwrap();
+        hidden.i((0, tokens.len() - 1)).unwrap().to_vec1().unwrap()
+    }
+
+    fn close(a: &[f32], b: &[f32]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-4)
+    }
+
+    use candle_core::IndexOp;
+
+    #[test]
+    fn the_cached_decoder_computes_what_candles_decoder_computes() {
+        let device = Device::Cpu;
+        let vb = VarBuilder::from_backend(Box::new(MadeUp), DType::F32, device.clone());
+        let mut model = Whisper::load(&vb, config()).unwrap();
+        let ours = Decoder::load(&vb, &config()).unwrap();
+        let features = vb.get((1, 8, 16), "features").unwrap();
+        let cross = ours.cross(&features).unwrap();
+        // A prompt of several tokens at once, then one token per step.
+        let mut tokens = vec![3_u32, 9, 1, 30];
+        let mut cache = Cache::default();
+        let input = Tensor::new(tokens.as_slice(), &device)
+            .unwrap()
+            .unsqueeze(0)
+            .unwrap();
+        let hidden = ours.forward(&input, &mut cache, &cross).unwrap();
+        let last: Vec<f32> = hidden.i((0, 3)).unwrap().to_vec1().unwrap();
+        assert!(close(&last, &reference(&mut model, &tokens, &features)));
+        for next in [7_u32, 12, 38] {
+            tokens.push(next);
+            let input = Tensor::new(&[[next]], &device).unwrap();
+            let hidden = ours.forward(&input, &mut cache, &cross).unwrap();
+            let last: Vec<f32> = hidden.i((0, 0)).unwrap().to_vec1().unwrap();
+            assert!(
+                close(&last, &reference(&mut model, &tokens, &features)),
+                "after {next}"
+            );
+        }
+        // Two hypotheses from the same prefix, each continued by its own token.
+        let mut beams = cache.select(&[0, 0]).unwrap();
+        let input = Tensor::new(&[[5_u32], [21]], &device).unwrap();
+        let hidden = ours.forward(&input, &mut beams, &cross).unwrap();
+        for (row, token) in [(0_usize, 5_u32), (1, 21)] {
+            let mut sequence = tokens.clone();
+            sequence.push(token);
+            let got: Vec<f32> = hidden.i((row, 0)).unwrap().to_vec1().unwrap();
+            assert!(
+                close(&got, &reference(&mut model, &sequence, &features)),
+                "beam {row}"
+            );
+        }
+    }
+
+    #[test]
+    fn new_tokens_see_the_past_and_themselves_only() {
+        let mask = causal_mask(2, 3, &Device::Cpu).unwrap().unwrap();
+        let rows: Vec<Vec<f32>> = mask.to_vec2().unwrap();
+        assert_eq!(rows[0], vec![0.0, 0.0, 0.0, 0.0, f32::NEG_INFINITY]);
+        assert_eq!(rows[1], vec![0.0; 5]);
+        assert!(causal_mask(1, 7, &Device::Cpu).unwrap().is_none());
+    }
+}

@@ -362,6 +362,46 @@ mod tests {
     }
 
     #[test]
+    fn damaged_opus_files_are_errors_or_audio_never_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let opus = std::fs::read(fixture("answer.opus")).unwrap();
+        let mut state = 0x9e37_79b9_u32;
+        for round in 0..40 {
+            let mut damaged = opus.clone();
+            for _ in 0..=(round % 8) {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                let at = 200 + state as usize % (damaged.len() - 200);
+                damaged[at] = state.to_le_bytes()[1];
+            }
+            let path = dir.path().join(format!("damaged-{round}.opus"));
+            std::fs::write(&path, &damaged).unwrap();
+            // Either outcome is fine; returning at all is the point.
+            let _ = read_audio_file(&path);
+        }
+        // Past the container's checksums: random packets straight into the decoder.
+        let mut track = OpusTrack::new(2).unwrap();
+        for round in 0..400_usize {
+            let packet: Vec<u8> = (0..=(round % 300))
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    state.to_le_bytes()[1]
+                })
+                .collect();
+            let packet = symphonia::core::packet::Packet::new(
+                0,
+                symphonia::core::units::Timestamp::new(0),
+                symphonia::core::units::Duration::new(0),
+                packet.into_boxed_slice(),
+            );
+            let _ = track.channels_and(&packet);
+        }
+    }
+
+    #[test]
     fn compressed_files_that_cannot_be_read_say_why() {
         let dir = tempfile::tempdir().unwrap();
         let problem = |name: &str, bytes: &[u8]| {

@@ -245,6 +245,18 @@ pub fn check_small_model_question(
     }) {
         return Err(RelevanceProblem::Broken { words: verb });
     }
+    // "Are you asked yourself why …": a participle and "yourself" after "are you" is a broken
+    // "have you asked yourself".
+    if let Some(verb) = words.windows(4).find_map(|w| match w {
+        [are, you, verb, yourself]
+            if are == "are" && you == "you" && verb.ends_with("ed") && yourself == "yourself" =>
+        {
+            Some(format!("are you {verb} yourself"))
+        }
+        _ => None,
+    }) {
+        return Err(RelevanceProblem::Broken { words: verb });
+    }
     if let Some(glued) = lower
         .split_whitespace()
         .find(|w| w.matches('-').count() >= 2)
@@ -447,6 +459,10 @@ mod tests {
             (
                 "Are you tell me what a froth is?",
                 |p| matches!(p, RelevanceProblem::Broken { words } if words == "are you tell"),
+            ),
+            (
+                "Are you asked yourself why \"almost twice what cow milk costs\" is so important to you?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "are you asked yourself"),
             ),
             (
                 "How would you describe the question you were just asked about oat milk?",

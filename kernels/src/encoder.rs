@@ -33,23 +33,76 @@ pub struct DenseWeights {
 impl DenseWeights {
     /// `bits` holds `rows × cols` f16 bit patterns, row by row.
     pub fn from_f16(bits: &[u16], rows: usize, cols: usize) -> Result<Self, ShapeError> {
-        if rows == 0 || cols == 0 || bits.len() != rows * cols {
+        Self::laid_out(bits.len(), rows, cols, bits.iter().copied())
+    }
+
+    /// `values` holds `rows × cols` f32 weights, row by row; they are rounded to f16 (exact for
+    /// weights a model stored as f16) as they are laid out, with no copy of the whole.
+    pub fn from_f32(values: &[f32], rows: usize, cols: usize) -> Result<Self, ShapeError> {
+        Self::laid_out(
+            values.len(),
+            rows,
+            cols,
+            values.iter().map(|v| half::f16::from_f32(*v).to_bits()),
+        )
+    }
+
+    /// The panels of `count` f16 bit patterns given row by row.
+    fn laid_out(
+        count: usize,
+        rows: usize,
+        cols: usize,
+        bits: impl Iterator<Item = u16>,
+    ) -> Result<Self, ShapeError> {
+        if rows == 0 || cols == 0 || count != rows * cols {
             return Err(ShapeError(format!(
-                "{} weights are not a matrix of {rows} × {cols}",
-                bits.len()
+                "{count} weights are not a matrix of {rows} × {cols}"
             )));
         }
         let mut panels = vec![0u16; rows.div_ceil(PANEL) * cols * PANEL];
-        for (r, row) in bits.chunks_exact(cols).enumerate() {
-            let base = (r / PANEL) * cols * PANEL + r % PANEL;
-            for (c, bits) in row.iter().enumerate() {
-                if let Some(slot) = panels.get_mut(base + c * PANEL) {
-                    *slot = *bits;
-                }
+        for (i, bits) in bits.enumerate() {
+            let (r, c) = (i / cols, i % cols);
+            if let Some(slot) = panels.get_mut((r / PANEL) * cols * PANEL + r % PANEL + c * PANEL) {
+                *slot = bits;
             }
         }
         Ok(Self { rows, cols, panels })
     }
+
+    /// Outputs (rows of the matrix).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Inputs (columns of the matrix).
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Writes row `row`'s weights, widened to f32, into `out` (`cols` values): a tied
+    /// embedding reads its token vectors from the matrix that projects onto the vocabulary.
+    /// `false` (and `out` untouched) when there is no such row or `out` is not `cols` long.
+    pub fn row(&self, row: usize, out: &mut [f32]) -> bool {
+        if row >= self.rows || out.len() != self.cols {
+            return false;
+        }
+        let base = (row / PANEL) * self.cols * PANEL + row % PANEL;
+        let Some(panel) = self.panels.get(base..) else {
+            return false;
+        };
+        for (wide, bits) in out.iter_mut().zip(panel.iter().step_by(PANEL)) {
+            *wide = half::f16::from_bits(*bits).to_f32();
+        }
+        true
+    }
+}
+
+/// f32 values as f16 bit patterns, rounded to nearest.
+pub fn f16_bits(values: &[f32]) -> Vec<u16> {
+    use half::slice::HalfFloatSliceExt;
+    let mut halves = vec![half::f16::ZERO; values.len()];
+    halves.convert_from_f32_slice(values);
+    halves.reinterpret_cast().to_vec()
 }
 
 /// `out[t × rows + r] = bias[r] + Σ_c x[t × cols + c] × weights[r][c]`: a linear layer
@@ -332,6 +385,16 @@ mod tests {
         let mut out = vec![0.0; 3];
         assert!(dense(&[0.0; 10], &matrix, &bias, &mut out).is_err());
         assert!(DenseWeights::from_f16(&halves[1..], rows, cols).is_err());
+        // The same matrix from f32, and each row read back as it was.
+        let from_f32 = DenseWeights::from_f32(&weights, rows, cols).unwrap();
+        assert_eq!((from_f32.rows(), from_f32.cols()), (rows, cols));
+        let mut row = vec![f32::NAN; cols];
+        for r in [0, 15, 16, 36] {
+            assert!(from_f32.row(r, &mut row));
+            assert_eq!(row, weights[r * cols..(r + 1) * cols], "row {r}");
+        }
+        assert!(!from_f32.row(rows, &mut row));
+        assert!(!from_f32.row(0, &mut row[1..]));
     }
 
     #[test]

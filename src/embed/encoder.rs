@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use candle_transformers::models::bert::{Config, HiddenAct, PositionEmbeddingType};
-use interviewer_kernels::{DenseWeights, attend, dense, gelu, layer_norm};
+use interviewer_kernels::{DenseWeights, attend, dense, f16_bits, gelu, layer_norm};
 
 use super::weights::Raw;
 
@@ -92,7 +92,10 @@ impl Take<'_> {
         cols: usize,
     ) -> Result<(Vec<u16>, Vec<f32>), String> {
         let weights = self.take(&format!("{name}.weight"), rows * cols)?;
-        Ok((to_f16(&weights), self.take(&format!("{name}.bias"), rows)?))
+        Ok((
+            f16_bits(&weights),
+            self.take(&format!("{name}.bias"), rows)?,
+        ))
     }
 
     fn linear(&mut self, name: &str, rows: usize, cols: usize) -> Result<Linear, String> {
@@ -301,14 +304,6 @@ impl Encoder {
 fn pack(halves: &[u16], bias: Vec<f32>, cols: usize) -> Result<Linear, String> {
     let weights = DenseWeights::from_f16(halves, bias.len(), cols).map_err(|e| e.to_string())?;
     Ok(Linear { weights, bias })
-}
-
-/// f32 values as f16 bit patterns, rounded to nearest.
-fn to_f16(values: &[f32]) -> Vec<u16> {
-    use half::slice::HalfFloatSliceExt;
-    let mut halves = vec![half::f16::ZERO; values.len()];
-    halves.convert_from_f32_slice(values);
-    halves.reinterpret_cast().to_vec()
 }
 
 /// Row `index` of a row-major matrix of `width` columns.

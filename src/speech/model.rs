@@ -1,11 +1,12 @@
 //! [`SpeechModel`]: a Whisper model loaded from a `CTranslate2` directory, and transcription
 //! of 16 kHz audio in 30-second windows by beam search (or greedy decoding).
 //!
-//! Per window: the log-mel spectrogram (candle's `pcm_to_mel` with our filter bank), the
+//! Per window: the log-mel spectrogram (`features`, over the audio's frames only), candle's
 //! encoder once over the window's audio plus two seconds of padding (not a full 30 seconds:
 //! on the 22 spoken answers of `tests/speech.rs` this cut tiny.en's time by 2.5× and its word
 //! error rate from 19.5 % to 18.3 %, base's from 19.1 % to 15.8 %, both greedy), then the
-//! decoder (`decoder`, ours, with a self-attention cache) from an optional prompt
+//! decoder (`decoder`, ours, with a self-attention cache and f16 weights multiplied by the
+//! kernels crate's `dense`) from an optional prompt
 //! (`<|startofprev|>` and the prompt's last tokens, [`SpeechModel::set_prompt`]),
 //! `<|startoftranscript|>` (plus language and `<|transcribe|>` for a multilingual model) and
 //! `<|notimestamps|>`. At temperature 0 it searches 5 hypotheses (Whisper's beam search;
@@ -28,12 +29,16 @@
 //! The number of tokens per window is bounded by the audio's length ([`max_tokens`]) and by
 //! the decoder's 448 positions, prompt included.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use candle_core::{DType, Device, IndexOp, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::whisper::{self as whisper_consts, audio, model::Whisper};
+use candle_transformers::models::whisper::{
+    self as whisper_consts, Config,
+    model::{AudioEncoder, Whisper},
+};
 use tokenizers::Tokenizer;
 
 mod decoder;
@@ -43,7 +48,7 @@ mod vocab;
 
 use decoder::{Cache, Cross, Decoder};
 pub(crate) use features::rms;
-use features::{candle_filters, centred, window_mel};
+use features::{Spectrogram, window_mel};
 use sampling::{XorShift, argmax, log_softmax, sample};
 use vocab::{Specials, specials, suppress_lists};
 
@@ -66,7 +71,7 @@ const TEMPERATURES: [f64; 6] = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
 /// Hypotheses beam search keeps by default (Whisper's command line: 5).
 pub const BEAM_SIZE: usize = 5;
 /// Tokens of a prompt kept (its end): Whisper keeps up to half the text context; fewer keep
-/// each decoding step cheap, since every step re-reads the whole sequence.
+/// the prompt's pass and each step's self-attention over it short.
 pub const MAX_PROMPT_TOKENS: usize = 64;
 /// Upper bound on tokens per window (Whisper's `sample_len`, half the text context).
 const MAX_TOKENS: usize = 224;
@@ -91,14 +96,71 @@ fn window_width(remaining: usize) -> usize {
         .min(WINDOW_FRAMES)
 }
 
+/// Where the decoder's tensors are named.
+const DECODER: &str = "model.decoder.";
+
+/// A model's tensors for a `VarBuilder`, each handed out once and then forgotten, so that one
+/// laid out into another form (our decoder's f16 panels) is freed as soon as that is done
+/// instead of when loading ends (base's peak while loading: 374 MB added when they were all
+/// held to the end). Names under `zeros` get zeros that take no memory (a single value
+/// broadcast): candle's `Whisper::load` builds a decoder we never run.
+struct Handover {
+    tensors: std::sync::Mutex<HashMap<String, Tensor>>,
+    zeros: Option<&'static str>,
+}
+
+impl candle_nn::var_builder::SimpleBackend for Handover {
+    fn get(
+        &self,
+        shape: candle_core::Shape,
+        name: &str,
+        _: candle_nn::Init,
+        dtype: DType,
+        device: &Device,
+    ) -> candle_core::Result<Tensor> {
+        if self.zeros.is_some_and(|prefix| name.starts_with(prefix)) {
+            return Tensor::zeros((), dtype, device)?.broadcast_as(shape);
+        }
+        let tensor = self.get_unchecked(name, dtype, device)?;
+        if tensor.shape() == &shape {
+            Ok(tensor)
+        } else {
+            Err(candle_core::Error::Msg(format!(
+                "{name} has shape {:?}, not {shape:?}",
+                tensor.shape()
+            )))
+        }
+    }
+
+    fn get_unchecked(&self, name: &str, dtype: DType, _: &Device) -> candle_core::Result<Tensor> {
+        let taken = self
+            .tensors
+            .lock()
+            .map_err(|_| candle_core::Error::Msg("the model's tensors were poisoned".into()))?
+            .remove(name);
+        taken
+            .ok_or_else(|| candle_core::Error::Msg(format!("variable {name} is missing")))?
+            .to_dtype(dtype)
+    }
+
+    fn contains_tensor(&self, name: &str) -> bool {
+        self.zeros.is_some_and(|prefix| name.starts_with(prefix))
+            || self
+                .tensors
+                .lock()
+                .is_ok_and(|tensors| tensors.contains_key(name))
+    }
+}
+
 /// A loaded Whisper model.
 pub struct SpeechModel {
-    /// candle's model; only its encoder runs.
-    whisper: Whisper,
+    /// candle's audio encoder.
+    encoder: AudioEncoder,
+    config: Config,
     /// The text decoder, with a self-attention cache.
     decoder: Decoder,
     tokenizer: Tokenizer,
-    filters: Vec<f32>,
+    spectrogram: Spectrogram,
     specials: Specials,
     /// Token ids never emitted (non-speech symbols from `config.json`).
     suppress: Vec<u32>,
@@ -153,13 +215,26 @@ impl SpeechModel {
                 path: model_path.clone(),
                 problem,
             })?;
-        let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
         let model_error = |e: candle_core::Error| SpeechError::Model {
             path: model_path.clone(),
             problem: e.to_string(),
         };
-        let whisper = Whisper::load(&vb, config.clone()).map_err(model_error)?;
-        let decoder = Decoder::load(&vb, &config).map_err(model_error)?;
+        // Our decoder first, from the decoder's tensors alone, each freed once it is laid out;
+        // then candle's model for its encoder.
+        let (decoder_tensors, encoder_tensors): (HashMap<_, _>, HashMap<_, _>) = tensors
+            .into_iter()
+            .partition(|(name, _)| name.starts_with(DECODER));
+        let handover = |tensors, zeros| {
+            let backend = Handover {
+                tensors: std::sync::Mutex::new(tensors),
+                zeros,
+            };
+            VarBuilder::from_backend(Box::new(backend), DType::F32, device.clone())
+        };
+        let decoder =
+            Decoder::load(&handover(decoder_tensors, None), &config).map_err(model_error)?;
+        let vb = handover(encoder_tensors, Some(DECODER));
+        let Whisper { encoder, .. } = Whisper::load(&vb, config.clone()).map_err(model_error)?;
         let tokenizer_path = dir.join("tokenizer.json");
         let tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(|e| SpeechError::Model {
             path: tokenizer_path.clone(),
@@ -171,13 +246,14 @@ impl SpeechModel {
         })?;
         let (suppress, suppress_begin) = suppress_lists(&dir.join("config.json"))?;
         Ok(Self {
-            filters: candle_filters(config.num_mel_bins),
+            spectrogram: Spectrogram::new(config.num_mel_bins, &device).map_err(model_error)?,
             // Whisper's own rule: the multilingual vocabulary has 51 865 tokens or more.
             multilingual: config.vocab_size >= 51_865,
             timestamps: false,
             prompt: Vec::new(),
             beam_size: BEAM_SIZE,
-            whisper,
+            encoder,
+            config,
             decoder,
             tokenizer,
             specials,
@@ -253,10 +329,12 @@ impl SpeechModel {
     ) -> Result<Transcript, SpeechError> {
         let started = Instant::now();
         let language_token = self.language_token(language)?;
-        let config = self.whisper.config.clone();
-        let mel = audio::pcm_to_mel(&config, &centred(samples), &self.filters);
+        let config = self.config.clone();
+        let mel = self
+            .spectrogram
+            .log_mel(samples)
+            .map_err(|e| self.inference(&e))?;
         let n_mels = config.num_mel_bins;
-        let frames = mel.len() / n_mels.max(1);
         let audio_frames = samples.len().div_ceil(HOP);
         let duration = samples.len() as f64 / f64::from(SAMPLE_RATE);
         let mut segments = Vec::new();
@@ -273,7 +351,7 @@ impl SpeechModel {
                 segments.push(Segment::silent(start, end, 1.0));
             } else {
                 let width = window_width(audio_frames - start_frame);
-                let window = window_mel(&mel, n_mels, frames, start_frame, width);
+                let window = window_mel(&mel, n_mels, start_frame, width);
                 let window = Tensor::from_vec(window, (1, n_mels, width), &self.device)
                     .map_err(|e| self.inference(&e))?;
                 let (found, language) =
@@ -354,15 +432,18 @@ impl SpeechModel {
         seed: usize,
     ) -> Result<(Vec<Segment>, Option<String>), SpeechError> {
         let features = self
-            .whisper
             .encoder
             .forward(mel, true)
+            .map_err(|e| self.inference(&e))?;
+        let cross = self
+            .decoder
+            .cross(&features)
             .map_err(|e| self.inference(&e))?;
         let (language, detected) = match (self.multilingual, language_token) {
             (false, _) => (None, None),
             (true, Some(token)) => (Some(token), None),
             (true, None) => {
-                let (token, code) = self.detect_language(&features)?;
+                let (token, code) = self.detect_language(&cross)?;
                 (Some(token), Some(code))
             }
         };
@@ -378,10 +459,6 @@ impl SpeechModel {
         }
         let limit =
             max_tokens(end - start).min(self.decoder.context().saturating_sub(prompt.len()));
-        let cross = self
-            .decoder
-            .cross(&features)
-            .map_err(|e| self.inference(&e))?;
         let mut rng = XorShift::new(seed as u64);
         let mut last = None;
         for temperature in TEMPERATURES {
@@ -466,12 +543,8 @@ impl SpeechModel {
     }
 
     /// The most likely language token after `<|startoftranscript|>`.
-    fn detect_language(&mut self, features: &Tensor) -> Result<(u32, String), SpeechError> {
-        let cross = self
-            .decoder
-            .cross(features)
-            .map_err(|e| self.inference(&e))?;
-        let (logits, _) = self.start(&cross, &[self.specials.sot], 0, &mut Cache::default())?;
+    fn detect_language(&mut self, cross: &Cross) -> Result<(u32, String), SpeechError> {
+        let (logits, _) = self.start(cross, &[self.specials.sot], 0, &mut Cache::default())?;
         self.specials
             .languages
             .iter()
@@ -487,15 +560,7 @@ impl SpeechModel {
 
     /// Logits over the vocabulary of each row of `hidden` (`rows × width`).
     fn logits(&self, hidden: &Tensor) -> candle_core::Result<Vec<Vec<f32>>> {
-        // (vocabulary × width) · (width × rows), then one row per hypothesis. candle's
-        // `final_linear` multiplies by the embedding's transpose broadcast over the batch,
-        // which copies all of it (80 MB for tiny) at every step; this does not.
-        self.decoder
-            .embedding()
-            .matmul(&hidden.t()?.contiguous()?)?
-            .t()?
-            .contiguous()?
-            .to_vec2()
+        self.decoder.project(hidden)
     }
 
     /// Runs `prompt` (batch 1) into `cache`: the logits after its last token and the
@@ -689,12 +754,7 @@ impl SpeechModel {
             per_token(a).total_cmp(&per_token(b))
         });
         let (mut generated, sum_logprob) = best.unwrap_or_default();
-        let looped = {
-            let mut tokens = generated.clone();
-            let looped = self.cut_loop(&mut tokens, 0);
-            generated = tokens;
-            looped
-        };
+        let looped = self.cut_loop(&mut generated, 0);
         self.decoded(generated, sum_logprob, no_speech_prob, looped, 0.0)
     }
 

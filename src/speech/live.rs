@@ -414,8 +414,8 @@ impl Worker {
     ///
     /// Settled pieces are always decoded by beam search; the audio after the last one is too
     /// when `quality` settles (the respondent fell quiet, or listening ended), and greedily for
-    /// a regular update's preview, which costs about half as much, so an update running when
-    /// the respondent stops delays the final text less.
+    /// a regular update's preview, which costs about half as much and is not retried at higher
+    /// temperatures, so an update running when the respondent stops delays the final text less.
     fn decode(
         &mut self,
         recorder: &Recorder,
@@ -448,6 +448,7 @@ impl Worker {
             let piece = open.get(..cut).unwrap_or_default();
             if super::model::rms(piece) >= SPEECH_GATE || has_speech(piece) {
                 model.set_beam_size(super::model::BEAM_SIZE);
+                model.set_fallback(true);
                 let transcript = model.transcribe(piece, language.as_deref())?;
                 let spoken = Spoken::from_transcript(&transcript);
                 progress.settled.push(spoken.text.clone());
@@ -472,6 +473,7 @@ impl Worker {
                 Decoding::Settle => super::model::BEAM_SIZE,
                 Decoding::Preview => 1,
             });
+            model.set_fallback(quality == Decoding::Settle);
             let transcript = model.transcribe(&tail, language.as_deref())?;
             let spoken = Spoken::from_transcript(&transcript);
             texts.push(spoken.text);
@@ -507,7 +509,8 @@ fn fell_quiet(new: &[f32], unsettled: bool) -> bool {
 /// How the audio after the last settled piece is decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Decoding {
-    /// A regular update while the respondent speaks: greedy.
+    /// A regular update while the respondent speaks: greedy, and no retries at higher
+    /// temperatures.
     Preview,
     /// The text that stays (the respondent fell quiet, or listening ended): beam search.
     Settle,

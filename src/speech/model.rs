@@ -176,6 +176,8 @@ pub struct SpeechModel {
     prompt: Vec<u32>,
     /// Hypotheses kept by beam search at temperature 0 (1: greedy).
     beam_size: usize,
+    /// Retry a decode that fails a guard at higher temperatures ([`TEMPERATURES`]).
+    fallback: bool,
     name: String,
     dir: PathBuf,
     device: Device,
@@ -252,6 +254,7 @@ impl SpeechModel {
             timestamps: false,
             prompt: Vec::new(),
             beam_size: BEAM_SIZE,
+            fallback: true,
             encoder,
             config,
             decoder,
@@ -283,6 +286,14 @@ impl SpeechModel {
     /// temperatures always sample one hypothesis.
     pub fn set_beam_size(&mut self, beams: usize) {
         self.beam_size = beams.max(1);
+    }
+
+    /// Whether a decode that loops, compresses too well or scores low is retried at higher
+    /// temperatures (on by default). Off, the first decode stands, its loop cut and text that
+    /// compresses too well dropped as always: for a preview that is decoded again anyway, where
+    /// five retries of a clipped word cost the live listener up to 1.2 s.
+    pub fn set_fallback(&mut self, on: bool) {
+        self.fallback = on;
     }
 
     /// Conditions decoding on `text` (Whisper's initial prompt): words the speaker is likely
@@ -461,7 +472,8 @@ impl SpeechModel {
             max_tokens(end - start).min(self.decoder.context().saturating_sub(prompt.len()));
         let mut rng = XorShift::new(seed as u64);
         let mut last = None;
-        for temperature in TEMPERATURES {
+        let tries = if self.fallback { TEMPERATURES.len() } else { 1 };
+        for temperature in TEMPERATURES.into_iter().take(tries) {
             let decoded = if temperature > 0.0 || self.beam_size == 1 {
                 self.decode(&cross, &prompt, sot_at, temperature, limit, &mut rng)?
             } else {

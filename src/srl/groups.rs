@@ -121,7 +121,14 @@ fn run(doc: &Doc<'_>, start: usize, limit: usize) -> Group {
     let passive = !aux_main && lemma != "be" && is_passive(doc, &run, norm);
     let form = if infinitive {
         Form::Infinitive
-    } else if run.auxes.is_empty() && !aux_main && norm.ends_with("ing") {
+    } else if norm.ends_with("ing")
+        && if aux_main {
+            // "Being patient makes me …", "having the app": a lone "-ing" auxiliary.
+            run.auxes.len() == 1
+        } else {
+            run.auxes.is_empty()
+        }
+    {
         Form::Gerund
     } else {
         Form::Finite

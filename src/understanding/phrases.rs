@@ -451,6 +451,40 @@ mod tests {
     }
 
     #[test]
+    fn gerund_subjects_of_causatives_are_causes() {
+        // Seen in the README's first command: "being patient makes" was one label, no link.
+        for (answer, cause, effect) in [
+            (
+                "Being patient makes me feel like a good parent.",
+                "being patient",
+                "feel like a good parent",
+            ),
+            (
+                "Being patient with my kids makes me feel like a good parent.",
+                "being patient with my kids",
+                "feel like a good parent",
+            ),
+            (
+                "Staying calm helps me be a better mum.",
+                "staying calm",
+                "better mum",
+            ),
+        ] {
+            let p = phrases(answer);
+            let l: Vec<&str> = p.list.iter().map(|p| p.label.as_str()).collect();
+            assert_eq!(l, [cause, effect], "{answer}");
+            assert_eq!(
+                p.causal,
+                [CausalPair {
+                    cause: 0,
+                    effect: 1
+                }],
+                "{answer}"
+            );
+        }
+    }
+
+    #[test]
     fn subjects_join_the_event_they_act_in() {
         let l = labels("The first charger just wouldn't take my card.");
         assert_eq!(l, ["first charger not take my card"]);

@@ -12,6 +12,9 @@ impl Ctx<'_> {
         let Some(p) = self.prev_skipping(|t| t == Tag::Adv) else {
             return self.clause_initial(form);
         };
+        if form.finite() && self.after_gerund_subject() {
+            return Tag::Verb;
+        }
         let catenative = || words::is_catenative(&lexicon::lemma(self.norm_at(p)));
         match self.tag_at(p) {
             Tag::Prep if form == Form::Ing => Tag::Verb,
@@ -32,6 +35,31 @@ impl Ctx<'_> {
             Tag::Noun => self.after_noun(p, form),
             Tag::Conj | Tag::Punct | Tag::Sconj | Tag::Part | Tag::Adv => self.clause_initial(form),
         }
+    }
+
+    /// The clause so far is a gerund phrase and its complements ("Being patient with my kids",
+    /// "Staying calm"): a finite verb now is the clause's verb, with the gerund phrase as its
+    /// subject ("… makes me feel like a good parent", "… helps me be a better mum"), where
+    /// after an adjective or a noun it would otherwise read as a noun.
+    pub(super) fn after_gerund_subject(&self) -> bool {
+        let start = (self.sentence.start..self.i)
+            .rev()
+            .find(|&k| match self.tag_at(k) {
+                Tag::Conj | Tag::Sconj => true,
+                Tag::Punct => super::is_clause_punct(self.norm_at(k)),
+                _ => false,
+            })
+            .map_or(self.sentence.start, |k| k + 1);
+        let gerund = self.norm_at(start).ends_with("ing")
+            && matches!(self.tag_at(start), Tag::Verb | Tag::Aux | Tag::Noun);
+        gerund
+            && start + 1 < self.i
+            && (start + 1..self.i).all(|k| {
+                matches!(
+                    self.tag_at(k),
+                    Tag::Adj | Tag::Noun | Tag::Det | Tag::Prep | Tag::Pron | Tag::Adv | Tag::Num
+                )
+            })
     }
 
     /// A relative clause ("that I use") has its verb, so a second finite verb belongs to

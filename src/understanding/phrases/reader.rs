@@ -83,9 +83,10 @@ impl Reader<'_> {
             return read;
         }
         let object = core_object(&after);
+        // "makes my coffee feel like a treat", "helps me be a better mum".
         let governs_verb = object
             .clone()
-            .is_some_and(|r| self.has_class(r, &[WordClass::Verb]));
+            .is_some_and(|r| self.has_class(r, &[WordClass::Verb, WordClass::Auxiliary]));
         if lexicon::is_causative_verb(lemma)
             && !lexicon::is_content_causative(lemma)
             && governs_verb
@@ -366,8 +367,13 @@ impl Reader<'_> {
             .find(|a| matches!(a.role, ArgRole::Arg0 | ArgRole::Arg1))
         {
             let range = self.range(&core.span);
-            let nominal = !self.has_class(range.clone(), &[WordClass::Verb, WordClass::Auxiliary]);
-            return (nominal && self.has_content(range.clone())).then_some(range);
+            let verbal = [WordClass::Verb, WordClass::Auxiliary];
+            let nominal = !self.has_class(range.clone(), &verbal);
+            // "Being patient (makes me …)": a gerund phrase with no other verb in it.
+            let gerund = self.word(range.start).is_some_and(|w| {
+                w.norm.ends_with("ing") && matches!(w.class, WordClass::Verb | WordClass::Auxiliary)
+            }) && !self.has_class(range.start + 1..range.end, &verbal);
+            return ((nominal || gerund) && self.has_content(range.clone())).then_some(range);
         }
         // The tagger reads a sentence-initial noun before an intransitive verb as a manner
         // adverb ("Family matters"): one word that is no hedge or intensifier is the subject.

@@ -485,6 +485,15 @@ mod tests {
     }
 
     #[test]
+    fn a_relative_clause_describes_its_noun() {
+        // The shipped study's fourth respondent.
+        assert_eq!(
+            labels("I want a world that is liveable for my children."),
+            ["world liveable for my children"]
+        );
+    }
+
+    #[test]
     fn subjects_join_the_event_they_act_in() {
         let l = labels("The first charger just wouldn't take my card.");
         assert_eq!(l, ["first charger not take my card"]);

@@ -529,20 +529,31 @@ impl Reader<'_> {
         let subject_phrase =
             subject.and_then(|s| self.phrase(std::slice::from_ref(s), 0..0, Origin::Subject));
         let described = self.phrase(&description, 0..0, Origin::Predicate);
+        // "a world that is liveable for my children": the description of a relative clause's
+        // noun is what the noun stands for here, so the two are one concept however long.
+        let relative = subject.is_some_and(|s| {
+            self.word(s.end)
+                .is_some_and(|w| matches!(w.norm.as_str(), "that" | "which" | "who"))
+        });
         if let (Some(s), Some(d), Some(sp)) = (&subject, &described, &subject_phrase)
-            && d.words.len() <= 2
+            && (d.words.len() <= 2 || (relative && d.words.len() <= 4))
             && sp.words.len() <= 2
         {
             let nominal = description.iter().flat_map(Clone::clone).any(|i| {
                 !self.is_quantity_hedge(i)
                     && self.word(i).is_some_and(|w| w.class == WordClass::Noun)
             });
-            let mut words = if nominal {
+            let noun_first = nominal || relative;
+            let mut words = if noun_first {
                 sp.words.clone()
             } else {
                 d.words.clone()
             };
-            words.extend(if nominal { &d.words } else { &sp.words }.iter().cloned());
+            words.extend(
+                if noun_first { &d.words } else { &sp.words }
+                    .iter()
+                    .cloned(),
+            );
             let joined = Phrase {
                 label: words.join(" "),
                 start: self.word(s.start).map_or(d.start, |w| w.start),

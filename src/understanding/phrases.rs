@@ -485,6 +485,16 @@ mod tests {
     }
 
     #[test]
+    fn the_feeling_that_names_a_clause_is_the_clause() {
+        // Seen in a tmux run of the README's first command: the next question asked about
+        // "feeling".
+        assert_eq!(
+            labels("It gives me the feeling that I'm doing a good job."),
+            ["doing a good job"]
+        );
+    }
+
+    #[test]
     fn a_relative_clause_describes_its_noun() {
         // The shipped study's fourth respondent.
         assert_eq!(

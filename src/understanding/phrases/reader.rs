@@ -82,6 +82,11 @@ impl Reader<'_> {
             }
             return read;
         }
+        // "gives me the feeling that I'm doing a good job": what the feeling is, the clause
+        // after "that", is the concept, with a frame of its own.
+        if after.last().is_some_and(|(_, r)| self.names_a_clause(r)) {
+            return FramePhrases::new(subject_phrase(), None, setting);
+        }
         let object = core_object(&after);
         // "makes my coffee feel like a treat", "helps me be a better mum".
         let governs_verb = object
@@ -253,6 +258,21 @@ impl Reader<'_> {
             end = Some(r.end);
         }
         self.phrase(&rest, 0..0, Origin::Predicate)
+    }
+
+    /// `range` is "the feeling", "a sense" or "the impression" right before a "that" clause.
+    fn names_a_clause(&self, range: &Range<usize>) -> bool {
+        let content: Vec<&str> = range
+            .clone()
+            .filter_map(|i| self.word(i))
+            .filter(|w| w.class != WordClass::Determiner)
+            .map(|w| w.norm.as_str())
+            .collect();
+        let empty = matches!(
+            content.as_slice(),
+            ["feeling" | "sense" | "impression" | "idea"]
+        );
+        empty && self.word(range.end).is_some_and(|w| w.norm == "that")
     }
 
     /// `range` up to the first word of another frame's predicate: "feeling bloated | means",

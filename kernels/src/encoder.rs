@@ -97,6 +97,42 @@ impl DenseWeights {
     }
 }
 
+/// A linear layer for [`dense`]: its weights laid out once, and one bias per output.
+pub struct DenseLayer {
+    weights: DenseWeights,
+    bias: Vec<f32>,
+}
+
+impl DenseLayer {
+    /// `bias` holds one value per row of `weights`.
+    pub fn new(weights: DenseWeights, bias: Vec<f32>) -> Result<Self, ShapeError> {
+        if bias.len() != weights.rows {
+            return Err(ShapeError(format!(
+                "{} biases for a layer of {} outputs",
+                bias.len(),
+                weights.rows
+            )));
+        }
+        Ok(Self { weights, bias })
+    }
+
+    /// Values a token's output holds.
+    pub fn outputs(&self) -> usize {
+        self.weights.rows
+    }
+
+    /// Values a token's input holds.
+    pub fn inputs(&self) -> usize {
+        self.weights.cols
+    }
+
+    /// The layer applied to each of the tokens in `x` (`inputs` values a token), into `out`
+    /// (`outputs` values a token).
+    pub fn forward(&self, x: &[f32], out: &mut [f32]) -> Result<(), ShapeError> {
+        dense(x, &self.weights, &self.bias, out)
+    }
+}
+
 /// f32 values as f16 bit patterns, rounded to nearest.
 pub fn f16_bits(values: &[f32]) -> Vec<u16> {
     use half::slice::HalfFloatSliceExt;
@@ -395,6 +431,15 @@ mod tests {
         }
         assert!(!from_f32.row(rows, &mut row));
         assert!(!from_f32.row(0, &mut row[1..]));
+        // As a layer: the same products, and a bias of the wrong length refused.
+        let layer = DenseLayer::new(from_f32, bias.clone()).unwrap();
+        assert_eq!((layer.outputs(), layer.inputs()), (rows, cols));
+        let x = vec![0.5; 2 * cols];
+        let (mut by_layer, mut by_dense) = (vec![0.0; 2 * rows], vec![0.0; 2 * rows]);
+        layer.forward(&x, &mut by_layer).unwrap();
+        dense(&x, &matrix, &bias, &mut by_dense).unwrap();
+        assert_eq!(by_layer, by_dense);
+        assert!(DenseLayer::new(matrix, bias[1..].to_vec()).is_err());
     }
 
     #[test]

@@ -21,7 +21,7 @@ mod kv;
 mod q4_1;
 mod q8_0;
 
-pub use encoder::{DenseWeights, attend, dense, f16_bits, gelu, layer_norm};
+pub use encoder::{DenseLayer, DenseWeights, attend, dense, f16_bits, gelu, layer_norm};
 pub use kv::{KV_BLOCK, dequantize_rows, dequantize_rows_inline, kv_steps_per_row, quantize_rows};
 pub use q4_1::{Activations, BLOCK, Q41Matrix, ShapeError, TOKENS_PER_PASS};
 pub use q8_0::Q80Matrix;

@@ -1,4 +1,4 @@
-//! all-MiniLM-L6-v2's BERT encoder on our own kernels (`interviewer-kernels`: [`dense`],
+//! all-MiniLM-L6-v2's BERT encoder on our own kernels (`interviewer-kernels`: [`DenseLayer`],
 //! [`layer_norm`], [`gelu`], [`attend`]): candle's `BertModel` arithmetic, in f32 except that
 //! the layers' weight matrices are stored as f16.
 //!
@@ -20,18 +20,13 @@
 use std::collections::HashMap;
 
 use candle_transformers::models::bert::{Config, HiddenAct, PositionEmbeddingType};
-use interviewer_kernels::{DenseWeights, attend, dense, f16_bits, gelu, layer_norm};
+use interviewer_kernels::{DenseLayer, DenseWeights, attend, f16_bits, gelu, layer_norm};
 
 use super::weights::Raw;
 
 /// Tokens above which a pass is split across two threads, each embedding its own texts: below
 /// it, the hand-off costs more than the second core saves.
 const PARALLEL_TOKENS: usize = 256;
-
-struct Linear {
-    weights: DenseWeights,
-    bias: Vec<f32>,
-}
 
 struct Norm {
     gamma: Vec<f32>,
@@ -40,11 +35,11 @@ struct Norm {
 
 struct Layer {
     /// Query, key and value projections stacked into one matrix (`3 × hidden` rows).
-    qkv: Linear,
-    attention_out: Linear,
+    qkv: DenseLayer,
+    attention_out: DenseLayer,
     attention_norm: Norm,
-    up: Linear,
-    down: Linear,
+    up: DenseLayer,
+    down: DenseLayer,
     output_norm: Norm,
 }
 
@@ -98,7 +93,7 @@ impl Take<'_> {
         ))
     }
 
-    fn linear(&mut self, name: &str, rows: usize, cols: usize) -> Result<Linear, String> {
+    fn linear(&mut self, name: &str, rows: usize, cols: usize) -> Result<DenseLayer, String> {
         let (halves, bias) = self.halves(name, rows, cols)?;
         pack(&halves, bias, cols)
     }
@@ -254,13 +249,13 @@ impl Encoder {
         let widest = self
             .layers
             .iter()
-            .map(|l| l.up.bias.len())
+            .map(|l| l.up.outputs())
             .max()
             .unwrap_or(0);
         let mut inner_buffer = vec![0.0; tokens * widest];
         for layer in &self.layers {
             let fail = |e: interviewer_kernels::ShapeError| e.to_string();
-            dense(&x, &layer.qkv.weights, &layer.qkv.bias, &mut qkv).map_err(fail)?;
+            layer.qkv.forward(&x, &mut qkv).map_err(fail)?;
             let mut start = 0;
             for sequence in sequences {
                 let end = start + sequence.len();
@@ -273,17 +268,19 @@ impl Encoder {
                 attend(from, self.heads, h / self.heads, to).map_err(fail)?;
                 start = end;
             }
-            let out = &layer.attention_out;
-            dense(&context, &out.weights, &out.bias, &mut projected).map_err(fail)?;
+            layer
+                .attention_out
+                .forward(&context, &mut projected)
+                .map_err(fail)?;
             add(&mut x, &projected);
             let norm = &layer.attention_norm;
             layer_norm(&mut x, &norm.gamma, &norm.beta, self.eps);
             let inner = inner_buffer
-                .get_mut(..tokens * layer.up.bias.len())
+                .get_mut(..tokens * layer.up.outputs())
                 .unwrap_or_default();
-            dense(&x, &layer.up.weights, &layer.up.bias, inner).map_err(fail)?;
+            layer.up.forward(&x, inner).map_err(fail)?;
             gelu(inner);
-            dense(inner, &layer.down.weights, &layer.down.bias, &mut projected).map_err(fail)?;
+            layer.down.forward(inner, &mut projected).map_err(fail)?;
             add(&mut x, &projected);
             let norm = &layer.output_norm;
             layer_norm(&mut x, &norm.gamma, &norm.beta, self.eps);
@@ -300,10 +297,11 @@ impl Encoder {
     }
 }
 
-/// A linear layer of `bits.len() / cols` outputs laid out for [`dense`].
-fn pack(halves: &[u16], bias: Vec<f32>, cols: usize) -> Result<Linear, String> {
-    let weights = DenseWeights::from_f16(halves, bias.len(), cols).map_err(|e| e.to_string())?;
-    Ok(Linear { weights, bias })
+/// A linear layer of `bias.len()` outputs and `cols` inputs from its f16 weights, row by row.
+fn pack(halves: &[u16], bias: Vec<f32>, cols: usize) -> Result<DenseLayer, String> {
+    DenseWeights::from_f16(halves, bias.len(), cols)
+        .and_then(|weights| DenseLayer::new(weights, bias))
+        .map_err(|e| e.to_string())
 }
 
 /// Row `index` of a row-major matrix of `width` columns.

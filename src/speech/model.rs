@@ -570,11 +570,6 @@ impl SpeechModel {
             .ok_or_else(|| self.inference(&"the tokenizer has no language tokens"))
     }
 
-    /// Logits over the vocabulary of each row of `hidden` (`rows × width`).
-    fn logits(&self, hidden: &Tensor) -> candle_core::Result<Vec<Vec<f32>>> {
-        self.decoder.project(hidden)
-    }
-
     /// Runs `prompt` (batch 1) into `cache`: the logits after its last token and the
     /// `<|nospeech|>` probability at `sot_at`.
     fn start(
@@ -592,7 +587,7 @@ impl SpeechModel {
                 &[hidden.i((0, sot_at..=sot_at))?, hidden.i((0, last..))?],
                 0,
             )?;
-            let mut logits = self.logits(&rows)?;
+            let mut logits = self.decoder.project(&rows)?;
             let last = logits.pop().unwrap_or_default();
             Ok((last, logits.pop().unwrap_or_default()))
         };
@@ -615,7 +610,7 @@ impl SpeechModel {
         let mut run = || -> candle_core::Result<Vec<Vec<f32>>> {
             let input = Tensor::new(tokens, &self.device)?.unsqueeze(1)?;
             let hidden = self.decoder.forward(&input, cache, cross)?;
-            self.logits(&hidden.squeeze(1)?)
+            self.decoder.project(&hidden.squeeze(1)?)
         };
         run().map_err(|e| self.inference(&e))
     }

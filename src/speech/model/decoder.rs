@@ -13,16 +13,13 @@
 
 use candle_core::{D, Result, Tensor};
 use candle_nn::{LayerNorm, Module, VarBuilder};
-use interviewer_kernels::{DenseWeights, ShapeError, dense};
+use interviewer_kernels::{DenseLayer, DenseWeights, ShapeError, dense};
 
 /// A linear layer laid out once for [`dense`]: f16 weights (exact, since the model file stores
 /// f16) multiplied in f32. candle's matrix product packs the weights again on every call,
 /// which for the few rows of a decoding step costs more than the arithmetic: on tiny.en a step
 /// took about 10 ms in the layers and 12 ms in the vocabulary projection.
-struct Packed {
-    weights: DenseWeights,
-    bias: Vec<f32>,
-}
+struct Packed(DenseLayer);
 
 impl Packed {
     /// The `outputs × inputs` weight under `vb`, and its bias (zeros where the layer has none).
@@ -35,7 +32,7 @@ impl Packed {
         } else {
             vec![0.0; outputs]
         };
-        Ok(Self { weights, bias })
+        DenseLayer::new(weights, bias).map(Self).map_err(kernel)
     }
 }
 
@@ -44,9 +41,9 @@ impl Module for Packed {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let mut dims = x.dims().to_vec();
         let inputs: Vec<f32> = x.flatten_all()?.to_vec1()?;
-        let outputs = self.weights.rows();
-        let mut out = vec![0.0; inputs.len() / self.weights.cols().max(1) * outputs];
-        dense(&inputs, &self.weights, &self.bias, &mut out).map_err(kernel)?;
+        let outputs = self.0.outputs();
+        let mut out = vec![0.0; inputs.len() / self.0.inputs().max(1) * outputs];
+        self.0.forward(&inputs, &mut out).map_err(kernel)?;
         if let Some(last) = dims.last_mut() {
             *last = outputs;
         }
@@ -146,7 +143,13 @@ struct Vocabulary {
 impl Vocabulary {
     /// From `size × width` values, row by row.
     fn new(values: &[f32], width: usize) -> Result<Self> {
-        let size = values.len() / width.max(1);
+        if width == 0 || values.is_empty() || !values.len().is_multiple_of(width) {
+            return Err(candle_core::Error::Msg(format!(
+                "the token embedding's {} values are not rows of width {width}",
+                values.len()
+            )));
+        }
+        let size = values.len() / width;
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let block_rows = size.div_ceil(cores.clamp(1, 8)).max(1);
         let blocks = values
@@ -536,6 +539,21 @@ mod tests {
                 close(&got, &reference(&mut model, &sequence, &features)),
                 "beam {row}"
             );
+        }
+    }
+
+    #[test]
+    fn a_model_without_a_token_embedding_is_an_error() {
+        let vb = VarBuilder::from_backend(Box::new(MadeUp), DType::F32, Device::Cpu);
+        for (d_model, vocab_size) in [(0, 40), (16, 0)] {
+            let config = Config {
+                d_model,
+                vocab_size,
+                decoder_layers: 0,
+                ..config()
+            };
+            let error = Decoder::load(&vb, &config).err().unwrap().to_string();
+            assert!(error.contains("token embedding"), "{error}");
         }
     }
 

@@ -27,7 +27,6 @@ pub(super) struct Spectrogram {
     transform: Tensor,
     /// `BINS × n_mels`: the filter bank, transposed.
     filters: Tensor,
-    n_mels: usize,
 }
 
 /// A log-mel spectrogram: `n_mels` rows of `frames` values, and the value of silence.
@@ -60,7 +59,6 @@ impl Spectrogram {
             filters: Tensor::from_vec(filters, (n_mels, BINS), device)?
                 .t()?
                 .contiguous()?,
-            n_mels,
         })
     }
 
@@ -94,7 +92,6 @@ impl Spectrogram {
         for v in &mut values {
             *v = (v.max(low) + 4.0) / 4.0;
         }
-        debug_assert_eq!(values.len(), self.n_mels * frames);
         Ok(LogMel {
             values,
             frames,

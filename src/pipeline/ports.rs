@@ -290,7 +290,11 @@ impl Ports<'_> {
                             .and_then(|()| match &anchor_refs {
                                 Some((said, about)) => crate::prompts::check_small_model_question(
                                     &question,
-                                    crate::prompts::Anchors { said, about },
+                                    crate::prompts::Anchors {
+                                        said,
+                                        about,
+                                        topic: self.spec.concept.topic(),
+                                    },
                                 )
                                 .map_err(|p| p.to_string()),
                                 None => Ok(()),

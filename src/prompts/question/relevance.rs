@@ -15,9 +15,11 @@
 //! (`trying-to-expl`), no alternatives left to pick (`used/seen/hear`, `and/or`)
 //! and is not two questions spliced by a comma (`Are you thinking of oat milk, how does that
 //! change your decision?`); what it quotes, the respondent said or a concept is called (no misspelt
-//! "frogs well" for "froths well"); and it shares a content word with what the interview is
-//! about (the topic and the concepts' labels), where words match on a common stem of at least
-//! [`MIN_STEM`] letters (`froth` ~ `froths` ~ `frothing`).
+//! "frogs well" for "froths well"); it shares a content word with what the interview is
+//! about (the topic, the concepts' labels and the answer); and once the respondent has
+//! answered, one of those words is not the topic's own ("Are you interested in exploring the
+//! world of oat milk?" takes up nothing that was said). Words match on a common stem of at
+//! least [`MIN_STEM`] letters (`froth` ~ `froths` ~ `frothing`).
 //!
 //! Pure and total.
 
@@ -204,9 +206,14 @@ pub enum RelevanceProblem {
     /// A quoted phrase that is not the respondent's or a concept's (a misspelt label).
     #[error("quotes '{quote}', which the respondent did not say")]
     Misquoted { quote: String },
-    /// No content word in common with the topic or the graph's labels.
-    #[error("shares no word with the topic or the concepts so far")]
+    /// No content word in common with the topic, the graph's labels or the answer.
+    #[error("shares no word with the topic, the concepts so far or the answer")]
     OffTopic,
+    /// Once the respondent has answered, a question whose only link to the interview is the
+    /// topic's own words ("Are you interested in exploring the world of oat milk?"): it takes
+    /// up nothing the respondent said.
+    #[error("names only the topic, nothing the respondent said")]
+    OnlyTheTopic,
 }
 
 /// What a small model's question may refer to.
@@ -217,6 +224,9 @@ pub struct Anchors<'a> {
     /// What the interview is about: the topic and the concepts' labels. Empty skips the topic
     /// and quote rules.
     pub about: &'a [&'a str],
+    /// The topic alone (also in `about`). Once `said` holds an answer, a question must share a
+    /// word with it or with a concept's label other than the topic's words.
+    pub topic: &'a str,
 }
 
 /// Checks a small model's `question` against what the interview is about.
@@ -297,6 +307,7 @@ pub fn check_small_model_question(
     }
     let anchor_words: Vec<String> = about
         .iter()
+        .chain(&said)
         .flat_map(|a| words_of(a))
         .filter(|w| is_content(w))
         .collect();
@@ -304,11 +315,43 @@ pub fn check_small_model_question(
         .iter()
         .filter(|w| is_content(w))
         .any(|w| anchor_words.iter().any(|a| same_stem(w, a)));
-    if on_topic {
+    if !on_topic {
+        return Err(RelevanceProblem::OffTopic);
+    }
+    if said.is_empty() || takes_up_more_than_the_topic(&words, anchors.topic, &said, &about) {
         Ok(())
     } else {
-        Err(RelevanceProblem::OffTopic)
+        Err(RelevanceProblem::OnlyTheTopic)
     }
+}
+
+/// Whether a content word of the question other than the topic's own words is also in the
+/// answer (`said`) or in a concept's label (`about` less the topic). True without a topic.
+fn takes_up_more_than_the_topic(
+    question: &[String],
+    topic: &str,
+    said: &[String],
+    about: &[String],
+) -> bool {
+    let topic = topic.to_lowercase();
+    if topic.is_empty() {
+        return true;
+    }
+    let topic_words: Vec<String> = words_of(&topic)
+        .into_iter()
+        .filter(|w| is_content(w))
+        .collect();
+    let beyond_topic = |w: &String| is_content(w) && !topic_words.iter().any(|t| same_stem(w, t));
+    let mentioned: Vec<String> = said
+        .iter()
+        .chain(about.iter().filter(|a| **a != topic))
+        .flat_map(|a| words_of(a))
+        .filter(beyond_topic)
+        .collect();
+    question
+        .iter()
+        .filter(|w| beyond_topic(w))
+        .any(|w| mentioned.iter().any(|m| same_stem(w, m)))
 }
 
 /// The start of a wh-question after a comma (`, how does`) in a question that opens like a
@@ -419,6 +462,7 @@ mod tests {
     const ANCHORS: Anchors<'static> = Anchors {
         said: SAID,
         about: ABOUT,
+        topic: "oat milk as an alternative to dairy milk",
     };
 
     type Expected = fn(&RelevanceProblem) -> bool;
@@ -544,6 +588,48 @@ mod tests {
             let problem = check_small_model_question(question, ANCHORS).unwrap_err();
             assert!(expected(&problem), "{question}: {problem}");
         }
+    }
+
+    /// Seen in a live interview after a laddering answer ("I want to be the kind of person
+    /// others can count on"): a closed question about the topic in general.
+    #[test]
+    fn a_question_about_the_topic_alone_fails_once_the_respondent_has_answered() {
+        let said = ["I want to be the kind of person others can count on."];
+        let about = ["oat milk as an alternative to dairy milk", "calmer manager"];
+        let anchors = Anchors {
+            said: &said,
+            about: &about,
+            topic: about[0],
+        };
+        for question in [
+            "Are you interested in exploring the world of oat milk?",
+            "What do you think about oat milk as an alternative?",
+        ] {
+            assert_eq!(
+                check_small_model_question(question, anchors),
+                Err(RelevanceProblem::OnlyTheTopic),
+                "{question}"
+            );
+        }
+        for question in [
+            "Why does being someone others can count on matter to you?",
+            "How does oat milk make you a calmer manager?",
+        ] {
+            assert_eq!(
+                check_small_model_question(question, anchors),
+                Ok(()),
+                "{question}"
+            );
+        }
+        // Before any answer, the topic is all a question can take up.
+        let opening = Anchors {
+            said: &[],
+            ..anchors
+        };
+        assert_eq!(
+            check_small_model_question("What comes to your mind about oat milk?", opening),
+            Ok(())
+        );
     }
 
     #[test]

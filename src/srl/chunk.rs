@@ -17,7 +17,13 @@ pub(super) fn np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
         return None;
     }
     if doc.tag(i) == Tag::Pron {
-        return Some(i + 1);
+        // "someone [people can trust]".
+        let end = if is_indefinite(doc.norm(i)) {
+            contact_relative_end(doc, i + 1, limit)
+        } else {
+            None
+        };
+        return Some(end.unwrap_or(i + 1));
     }
     let mut k = i;
     let mut has_noun = false;
@@ -25,6 +31,11 @@ pub(super) fn np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
         match doc.tag(k) {
             Tag::Det | Tag::Adj if has_noun => break,
             Tag::Det | Tag::Adj => {}
+            // "the kind of person [others can count on]".
+            Tag::Noun if has_noun && let Some(end) = contact_relative_end(doc, k, limit) => {
+                k = end;
+                break;
+            }
             // "£200 a month": a number heads its phrase as much as a noun does.
             Tag::Num | Tag::Noun => has_noun = true,
             Tag::Adv if !has_noun && matches!(doc.tag(k + 1), Tag::Adj | Tag::Adv) => {}
@@ -39,7 +50,69 @@ pub(super) fn np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
         }
         k += 1;
     }
-    (k > i && !matches!(doc.tag(k - 1), Tag::Adv)).then_some(k)
+    if k == i || matches!(doc.tag(k - 1), Tag::Adv) {
+        return None;
+    }
+    Some(if has_noun && !is_time_phrase(doc, i..k) {
+        contact_relative_end(doc, k, limit).unwrap_or(k)
+    } else {
+        k
+    })
+}
+
+/// End of a relative clause without "that" at `i`, after its noun: a subject, a verb group and
+/// nothing where the verb's object would be ("the kind of person [others can count on]",
+/// "someone [people can trust]", "the car [my dad bought] broke down"). The clause ends at the
+/// clause's end, a connective, or a finite verb of the main clause.
+pub(super) fn contact_relative_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
+    contact_relative(doc, i, limit).map(|(_, end)| end)
+}
+
+/// [`contact_relative_end`], with where the relative clause's subject ends.
+fn contact_relative(doc: &Doc<'_>, i: usize, limit: usize) -> Option<(usize, usize)> {
+    let norm = doc.norm(i);
+    let subject_end = match doc.tag(i) {
+        Tag::Pron
+            if words::is_nominative(norm)
+                || matches!(
+                    norm,
+                    "you" | "people" | "everyone" | "everybody" | "someone" | "somebody"
+                ) =>
+        {
+            i + 1
+        }
+        Tag::Noun | Tag::Det => {
+            let mut k = i;
+            while k < limit && k < i + 3 && matches!(doc.tag(k), Tag::Det | Tag::Noun) {
+                k += 1;
+            }
+            (doc.tag(k - 1) == Tag::Noun).then_some(k)?
+        }
+        _ => return None,
+    };
+    let mut k = subject_end;
+    while k < limit && matches!(doc.tag(k), Tag::Aux | Tag::Neg | Tag::Adv) {
+        k += 1;
+    }
+    let verb = doc.norm(k);
+    let filler = k == subject_end
+        && doc.tag(i) == Tag::Pron
+        && matches!(
+            verb,
+            "know" | "mean" | "see" | "guess" | "think" | "suppose"
+        );
+    if k >= limit || doc.tag(k) != Tag::Verb || verb.ends_with("ing") || filler {
+        return None;
+    }
+    k += 1;
+    // A stranded preposition or particle: "count on", "put up with".
+    while k < limit && matches!(doc.tag(k), Tag::Prep | Tag::Part) && k < subject_end + 8 {
+        k += 1;
+    }
+    let ends = k >= limit
+        || matches!(doc.tag(k), Tag::Punct | Tag::Conj | Tag::Sconj | Tag::Aux)
+        || (doc.tag(k) == Tag::Verb && !doc.norm(k).ends_with("ing"));
+    ends.then_some((subject_end, k))
 }
 
 /// [`np_end`] continued through coordination: "oat milk, almond milk and soy".
@@ -60,6 +133,14 @@ pub(super) fn complement_end(doc: &Doc<'_>, i: usize, limit: usize) -> usize {
     let mut k = i;
     while k < limit {
         let continues = match doc.tag(k) {
+            Tag::Noun
+                if k > i
+                    && doc.tag(k - 1) == Tag::Noun
+                    && let Some(end) = contact_relative_end(doc, k, limit) =>
+            {
+                k = end;
+                break;
+            }
             Tag::Adj | Tag::Adv | Tag::Det | Tag::Noun | Tag::Num => true,
             Tag::Pron => {
                 k == i
@@ -77,7 +158,13 @@ pub(super) fn complement_end(doc: &Doc<'_>, i: usize, limit: usize) -> usize {
         }
         k += 1;
     }
-    if k == i { i + 1 } else { k }
+    if k == i {
+        i + 1
+    } else if doc.tag(k - 1) == Tag::Noun && !is_time_phrase(doc, i..k) {
+        contact_relative_end(doc, k, limit).unwrap_or(k)
+    } else {
+        k
+    }
 }
 
 /// The noun phrase ending just before `i` (the antecedent of a relative clause).
@@ -100,6 +187,51 @@ pub(super) fn np_before(doc: &Doc<'_>, i: usize, floor: usize) -> Option<Range<u
         }
     }
     (start < end).then_some(start..end)
+}
+
+/// Whether the verb group starting at `group_start` is the verb of a relative clause without
+/// "that" ([`contact_relative_end`]) whose subject follows a noun or an indefinite pronoun
+/// after `floor`: the clause then belongs to that noun's phrase, not to a frame of its own.
+pub(super) fn in_contact_relative(
+    doc: &Doc<'_>,
+    group_start: usize,
+    floor: usize,
+    limit: usize,
+) -> bool {
+    (1..=3).any(|len| {
+        let Some(subject) = group_start.checked_sub(len).filter(|s| *s > floor) else {
+            return false;
+        };
+        let head = subject - 1;
+        let norm = doc.norm(head);
+        let head_fits = match doc.tag(head) {
+            Tag::Noun => !words::is_time_noun(norm),
+            Tag::Pron => is_indefinite(norm),
+            _ => false,
+        };
+        // The noun follows the clause's own verb ("I want to be the kind of person …",
+        // "Being someone …"): a noun opening the clause is its subject ("The oat milk froths").
+        let verb_before = (floor..head).any(|k| matches!(doc.tag(k), Tag::Verb | Tag::Aux));
+        head_fits
+            && verb_before
+            && contact_relative(doc, subject, limit).is_some_and(|(end, _)| end == group_start)
+    })
+}
+
+/// "someone", "something", "anyone", …: pronouns a relative clause may describe.
+pub(super) fn is_indefinite(norm: &str) -> bool {
+    matches!(
+        norm,
+        "someone"
+            | "somebody"
+            | "something"
+            | "anyone"
+            | "anybody"
+            | "anything"
+            | "everyone"
+            | "everybody"
+            | "everything"
+    )
 }
 
 /// A clause (a subject, then a verb) starts at `i`.

@@ -62,7 +62,12 @@ impl Builder<'_, '_> {
             return;
         }
         self.clause_end = clause.range.end;
-        let groups = groups::find(self.doc, clause.range.clone());
+        // "the kind of person others can count on": the relative clause's verb is part of its
+        // noun's phrase.
+        let mut groups = groups::find(self.doc, clause.range.clone());
+        groups.retain(|g| {
+            !chunk::in_contact_relative(self.doc, g.start, clause.range.start, clause.range.end)
+        });
         let mut controller: Option<Range<usize>> = None;
         let mut drafts = Vec::new();
         for (gi, group) in groups.iter().enumerate() {

@@ -112,7 +112,8 @@ const ADJECTIVE: &str = "\
     unlikely lonely ugly nervous anxious scared afraid glad fine okay ok awesome amazing \
     terrible awful horrible perfect decent smooth rich thick thin light dark black white wrong \
     right real main whole own extra electric wireless environmental used overwhelmed stressed \
-    lost familiar unfamiliar high low";
+    lost familiar unfamiliar high low sane calm calmer relaxed confident proud independent \
+    productive energetic focused organised organized capable responsible";
 
 /// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
 pub(super) fn is_adjective(word: &str) -> bool {

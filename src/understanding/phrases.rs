@@ -495,6 +495,37 @@ mod tests {
     }
 
     #[test]
+    fn a_relative_clause_without_that_stays_with_its_noun() {
+        // Seen in a tmux run of the README's first command: the question quoted "being kind of
+        // person others".
+        assert_eq!(
+            labels("I want to be the kind of person others can count on."),
+            ["kind of person others can count on"]
+        );
+        // And "trust matters to me", with "trust" read as the main verb.
+        assert_eq!(
+            labels("Being someone people can trust matters a lot to me."),
+            ["being someone people can trust"]
+        );
+        // A noun opening its clause is still the subject of the verb after it.
+        assert_eq!(labels("The oat milk froths."), ["oat milk froths"]);
+    }
+
+    #[test]
+    fn what_after_a_copula_gives_its_subject_to_the_clause() {
+        let p = phrases("Running is what keeps me sane.");
+        let labels: Vec<&str> = p.list.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["running", "keeps me sane"]);
+        assert_eq!(
+            p.causal,
+            [CausalPair {
+                cause: 0,
+                effect: 1
+            }]
+        );
+    }
+
+    #[test]
     fn a_relative_clause_describes_its_noun() {
         // The shipped study's fourth respondent.
         assert_eq!(

@@ -60,8 +60,21 @@ impl Builder<'_, '_> {
                 }
                 subject
             }
+            // "Running is what keeps me sane": the subject is what the clause after "what"
+            // says of it.
+            Form::Finite if draft.copular && self.is_free_relative(&between) => {
+                draft.args.retain(|(r, _)| *r != ArgRole::Arg2);
+                subject
+            }
             Form::Finite => self.finite_after(draft, between, clause, next.start),
         }
+    }
+
+    /// Only "what" stands between a copula and the next verb group.
+    fn is_free_relative(&self, between: &Range<usize>) -> bool {
+        self.doc
+            .trim(between.clone())
+            .is_some_and(|r| r.len() == 1 && self.doc.norm(r.start) == "what")
     }
 
     /// A to-infinitive after the verb: its `ARG1` ("want to save"), its object's action

@@ -19,11 +19,20 @@ impl Ctx<'_> {
         match self.tag_at(p) {
             Tag::Prep if form == Form::Ing => Tag::Verb,
             Tag::Pron if self.is_subject_at(p) || form == Form::Ing => Tag::Verb,
+            // "Running is what keeps me sane": a free relative's verb.
+            Tag::Pron if form.finite() && matches!(self.norm_at(p), "what" | "whatever") => {
+                Tag::Verb
+            }
             Tag::Pron | Tag::Noun if form == Form::Base && self.after_causative_object(p) => {
                 Tag::Verb
             }
             Tag::Verb if form == Form::Ing && catenative() => Tag::Verb,
-            Tag::Verb if form.finite() && self.ends_relative_clause() => Tag::Verb,
+            Tag::Verb
+                if form.finite()
+                    && (self.ends_relative_clause() || self.ends_contact_relative(p)) =>
+            {
+                Tag::Verb
+            }
             Tag::Sconj if matches!(self.norm_at(p), "who" | "which" | "that") => Tag::Verb,
             Tag::Inf => Tag::Verb,
             Tag::Det | Tag::Adj | Tag::Num | Tag::Prep | Tag::Pron | Tag::Verb => Tag::Noun,
@@ -74,6 +83,38 @@ impl Ctx<'_> {
                 && (r + 1..self.i).any(|k| self.tag_at(k) == Tag::Verb)
                 && !(r + 1..self.i).any(|k| matches!(self.tag_at(k), Tag::Conj | Tag::Sconj))
         })
+    }
+
+    /// The verb at `p` ends a relative clause without "that" after a gerund or a verb
+    /// ("Being someone people can trust | matters"): a noun or indefinite pronoun, a subject,
+    /// auxiliaries, then the verb with no object. A finite verb now is the main clause's.
+    pub(super) fn ends_contact_relative(&self, p: usize) -> bool {
+        let mut k = p;
+        while k > self.sentence.start
+            && matches!(self.tag_at(k - 1), Tag::Aux | Tag::Neg | Tag::Adv)
+        {
+            k -= 1;
+        }
+        let Some(subject) = k.checked_sub(1).filter(|s| *s > self.sentence.start) else {
+            return false;
+        };
+        let subject_fits = match self.tag_at(subject) {
+            Tag::Pron => matches!(
+                self.norm_at(subject),
+                "i" | "we" | "they" | "he" | "she" | "you" | "people" | "everyone" | "everybody"
+            ),
+            Tag::Noun => true,
+            _ => false,
+        };
+        let head = subject - 1;
+        let head_fits = match self.tag_at(head) {
+            Tag::Noun => true,
+            Tag::Pron => crate::srl::chunk::is_indefinite(self.norm_at(head)),
+            _ => false,
+        };
+        let verb_before =
+            (self.sentence.start..head).any(|v| matches!(self.tag_at(v), Tag::Verb | Tag::Aux));
+        k < p + 1 && subject_fits && head_fits && verb_before
     }
 
     /// The object at `p` follows "make"/"let"/"help"/…, so a base verb after it is a bare

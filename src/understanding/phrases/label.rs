@@ -176,7 +176,7 @@ impl Reader<'_> {
             if self.is_quantity_hedge(i) {
                 continue;
             }
-            if verb.contains(&i) || keeps(w, kept.is_empty()) {
+            if verb.contains(&i) || keeps(w, kept.is_empty()) || self.modal_of_relative(i, &kept) {
                 kept.push(i);
             }
         }
@@ -238,9 +238,39 @@ impl Reader<'_> {
         }
     }
 
-    /// Drops trailing prepositions, determiners, conjunctions and a dangling "not".
+    /// "can"/"could" between a subject and its verb inside a label ("person others can count
+    /// on", "someone people can trust"): the ability is what the phrase says.
+    fn modal_of_relative(&self, i: usize, kept: &[usize]) -> bool {
+        let modal = self.word(i).is_some_and(|w| {
+            w.class == WordClass::Auxiliary && matches!(w.norm.as_str(), "can" | "could")
+        });
+        let after_nominal = kept.last().is_some_and(|&k| {
+            k + 1 == i
+                && self
+                    .word(k)
+                    .is_some_and(|w| matches!(w.class, WordClass::Noun | WordClass::Pronoun))
+        });
+        let verb_next = self.word(i + 1).is_some_and(|w| w.class == WordClass::Verb);
+        modal && after_nominal && verb_next
+    }
+
+    /// Drops trailing prepositions, determiners, conjunctions and a dangling "not"; a
+    /// preposition after a verb at the end of its clause stays ("others can count on").
     fn trim_dangling(&self, mut kept: Vec<usize>) -> Vec<usize> {
         while let Some(&last) = kept.last() {
+            let stranded = self.word(last).is_some_and(|w| {
+                w.class == WordClass::Preposition
+                    && self.word(last + 1).is_none_or(|n| {
+                        n.class == WordClass::Punctuation || n.sentence != w.sentence
+                    })
+            }) && last
+                .checked_sub(1)
+                .and_then(|p| self.word(p))
+                .is_some_and(|v| v.class == WordClass::Verb)
+                && kept.len() >= 2;
+            if stranded {
+                break;
+            }
             let dangling = self.word(last).is_none_or(|w| {
                 !lexicon::is_degree_word(&w.norm)
                     && matches!(
@@ -272,7 +302,20 @@ fn keeps(w: &TaggedWord, at_start: bool) -> bool {
         WordClass::Negation => true,
         WordClass::Auxiliary => norm == "being",
         WordClass::Pronoun => {
-            !at_start && matches!(norm, "me" | "us" | "them" | "myself" | "him" | "her")
+            !at_start
+                && matches!(
+                    norm,
+                    "me" | "us"
+                        | "them"
+                        | "myself"
+                        | "him"
+                        | "her"
+                        | "someone"
+                        | "somebody"
+                        | "something"
+                        | "people"
+                        | "everyone"
+                )
         }
         WordClass::Determiner => {
             norm == "no" || (!at_start && !matches!(norm, "this" | "that" | "these" | "those"))

@@ -388,11 +388,23 @@ impl Reader<'_> {
         {
             let range = self.range(&core.span);
             let verbal = [WordClass::Verb, WordClass::Auxiliary];
-            let nominal = !self.has_class(range.clone(), &verbal);
+            // A verb inside is only a relative clause's ("someone people can trust").
+            let no_verb = |r: Range<usize>| {
+                let first = r.clone().find(|&i| self.has_class(i..i + 1, &verbal));
+                first.is_none_or(|f| {
+                    let nominal = |k: usize| {
+                        self.word(k).is_some_and(|w| {
+                            matches!(w.class, WordClass::Noun | WordClass::Pronoun)
+                        })
+                    };
+                    f >= r.start + 2 && nominal(f - 1) && nominal(f - 2)
+                })
+            };
+            let nominal = no_verb(range.clone());
             // "Being patient (makes me …)": a gerund phrase with no other verb in it.
             let gerund = self.word(range.start).is_some_and(|w| {
                 w.norm.ends_with("ing") && matches!(w.class, WordClass::Verb | WordClass::Auxiliary)
-            }) && !self.has_class(range.start + 1..range.end, &verbal);
+            }) && no_verb(range.start + 1..range.end);
             return ((nominal || gerund) && self.has_content(range.clone())).then_some(range);
         }
         // The tagger reads a sentence-initial noun before an intransitive verb as a manner

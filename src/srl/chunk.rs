@@ -199,23 +199,40 @@ pub(super) fn in_contact_relative(
     limit: usize,
 ) -> bool {
     (1..=3).any(|len| {
-        let Some(subject) = group_start.checked_sub(len).filter(|s| *s > floor) else {
-            return false;
-        };
-        let head = subject - 1;
-        let norm = doc.norm(head);
-        let head_fits = match doc.tag(head) {
-            Tag::Noun => !words::is_time_noun(norm),
-            Tag::Pron => is_indefinite(norm),
-            _ => false,
-        };
-        // The noun follows the clause's own verb ("I want to be the kind of person …",
-        // "Being someone …"): a noun opening the clause is its subject ("The oat milk froths").
-        let verb_before = (floor..head).any(|k| matches!(doc.tag(k), Tag::Verb | Tag::Aux));
-        head_fits
-            && verb_before
-            && contact_relative(doc, subject, limit).is_some_and(|(end, _)| end == group_start)
+        group_start.checked_sub(len).is_some_and(|subject| {
+            contact_subject(doc, subject, floor, limit).is_some_and(|end| end == group_start)
+        })
     })
+}
+
+/// Whether a relative clause without "that" opens at `subject` ("the kind of teacher [they
+/// can rely on]"): a subject pronoun there does not start a clause of its own.
+pub(super) fn in_contact_relative_at(
+    doc: &Doc<'_>,
+    subject: usize,
+    floor: usize,
+    limit: usize,
+) -> bool {
+    contact_subject(doc, subject, floor, limit).is_some()
+}
+
+/// Where the subject at `subject` of a relative clause without "that" ends, when one opens
+/// there after a noun or an indefinite pronoun that follows a verb of the clause from `floor`.
+fn contact_subject(doc: &Doc<'_>, subject: usize, floor: usize, limit: usize) -> Option<usize> {
+    let head = subject.checked_sub(1).filter(|h| *h >= floor)?;
+    let norm = doc.norm(head);
+    let head_fits = match doc.tag(head) {
+        Tag::Noun => !words::is_time_noun(norm),
+        Tag::Pron => is_indefinite(norm),
+        _ => false,
+    };
+    // The noun follows the clause's own verb ("I want to be the kind of person …", "Being
+    // someone …"): a noun opening the clause is its subject ("The oat milk froths").
+    let verb_before = (floor..head).any(|k| matches!(doc.tag(k), Tag::Verb | Tag::Aux));
+    if !(head_fits && verb_before) {
+        return None;
+    }
+    contact_relative(doc, subject, limit).map(|(end, _)| end)
 }
 
 /// "someone", "something", "anyone", …: pronouns a relative clause may describe.

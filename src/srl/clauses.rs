@@ -228,7 +228,8 @@ fn boundary(
         Tag::Pron
             if words::is_nominative(norm)
                 && verb_seen
-                && chunk::starts_verb_group(doc, i + 1, end) =>
+                && chunk::starts_verb_group(doc, i + 1, end)
+                && !chunk::in_contact_relative_at(doc, i, sentence.start, end) =>
         {
             Some((0, Opener::Punct))
         }

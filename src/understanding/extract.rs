@@ -257,8 +257,14 @@ const PROBE_CUES: [&str; 10] = [
     "trying to achieve",
 ];
 
-/// An answer to a probe about a known concept ("Why does a good mood matter to you?") links
-/// that concept to the answer's first concept of a higher level, if the ontology permits it.
+/// Words of a question that ask what followed something ("What happened when you got to
+/// A&E?", "What did you do then?").
+const SEQUENCE_CUES: [&str; 3] = ["what happened", "what did you do", "what happened next"];
+
+/// An answer to a probe about a known concept links that concept to the answer: to its first
+/// concept of a higher level (or, failing that, of the same level) when the question asks for
+/// a reason or a meaning ("Why does a good mood matter to you?"), to its first event when it
+/// asks what happened; each only where the ontology permits the edge.
 fn probe_link(
     input: &OfflineInput<'_>,
     context: &TurnContext<'_>,
@@ -266,29 +272,81 @@ fn probe_link(
     finals: &[(String, String)],
 ) -> Option<ExtractedRelationship> {
     let question = norm(input.question);
-    let probing = PROBE_CUES.iter().any(|cue| links::mentions(&question, cue));
-    if !probing {
+    let reason = PROBE_CUES.iter().any(|cue| links::mentions(&question, cue));
+    let sequence = SEQUENCE_CUES
+        .iter()
+        .any(|cue| links::mentions(&question, cue));
+    if !reason && !sequence {
         return None;
     }
-    let known = context
-        .known
-        .iter()
-        .filter(|k| !k.label.trim().is_empty() && links::mentions(&question, &norm(k.label)))
-        .max_by_key(|k| k.label.len())?;
+    let known = probed(&question, context.known)?;
     let known_level = input.methodology.node_type(known.node_type)?.level;
-    nodes
-        .iter()
-        .zip(finals)
-        .filter(|(n, (label, _))| n.level > known_level && norm(label) != norm(known.label))
-        .find_map(|(n, (label, _))| {
-            let edge = links::reason_edge(input.methodology, known.node_type, n.type_name)?;
-            Some(ExtractedRelationship {
-                source: known.label.to_owned(),
-                target: label.clone(),
-                edge_type: edge,
-                confidence: links::PROBE_CONFIDENCE,
+    let link = |rung: &dyn Fn(u32) -> bool| {
+        nodes
+            .iter()
+            .zip(finals)
+            .filter(|(n, (label, _))| rung(n.level) && norm(label) != norm(known.label))
+            .find_map(|(n, (label, _))| {
+                let edge = if reason {
+                    links::reason_edge(input.methodology, known.node_type, n.type_name)?
+                } else {
+                    links::sequence_edge(input.methodology, known.node_type, n.type_name)?
+                };
+                Some(ExtractedRelationship {
+                    source: known.label.to_owned(),
+                    target: label.clone(),
+                    edge_type: edge,
+                    confidence: links::PROBE_CONFIDENCE,
+                })
             })
+    };
+    if reason {
+        // The reason given is a rung up; where the typer put none above the probed concept,
+        // a concept on its rung (the same value in other words, often typed one rung off) is
+        // still the answer to the probe.
+        link(&|level| level > known_level).or_else(|| link(&|level| level == known_level))
+    } else {
+        link(&|_| true)
+    }
+}
+
+/// The known concept a question (normalised) is about: the longest label it quotes, else the
+/// label most of whose content words it repeats in its own person ("You said the queue made
+/// you miss the bus" for "queue made me miss the bus").
+fn probed<'k, 'a>(question: &str, known: &'k [KnownConcept<'a>]) -> Option<&'k KnownConcept<'a>> {
+    let quoted = known
+        .iter()
+        .filter(|k| !k.label.trim().is_empty() && links::mentions(question, &norm(k.label)))
+        .max_by_key(|k| k.label.len());
+    if quoted.is_some() {
+        return quoted;
+    }
+    let asked: Vec<String> = content_words(question)
+        .into_iter()
+        .map(|w| match w.as_str() {
+            "you" => "me".to_owned(),
+            "your" => "my".to_owned(),
+            "yourself" => "myself".to_owned(),
+            _ => w,
         })
+        .collect();
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    known
+        .iter()
+        .filter_map(|k| {
+            let words = content_words(k.label);
+            let repeated = words
+                .iter()
+                .filter(|w| asked.iter().any(|a| stem(a) == stem(w)))
+                .count();
+            let share = repeated as f64 / words.len().max(1) as f64;
+            (repeated >= 2 && share >= 0.6).then_some((share, k))
+        })
+        .max_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then(a.1.label.len().cmp(&b.1.label.len()))
+        })
+        .map(|(_, k)| k)
 }
 
 fn confidence(phrase: &Phrase, typed: &TypeMatch) -> f64 {

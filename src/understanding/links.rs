@@ -436,6 +436,17 @@ pub(super) fn reason_edge(methodology: &Methodology, source: &str, target: &str)
     choose_edge(methodology, source, target, &LinkKind::Reason, "because").map(|e| e.name.clone())
 }
 
+/// The edge type a link from `source` to the event that followed it, `target`, would get
+/// ("and then").
+pub(super) fn sequence_edge(
+    methodology: &Methodology,
+    source: &str,
+    target: &str,
+) -> Option<String> {
+    let kind = LinkKind::Sequence { arg2_first: false };
+    choose_edge(methodology, source, target, &kind, "then").map(|e| e.name.clone())
+}
+
 /// `text` contains `phrase` as whole words.
 pub(super) fn mentions(text: &str, phrase: &str) -> bool {
     text.match_indices(phrase).any(|(at, _)| {

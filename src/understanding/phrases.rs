@@ -507,6 +507,12 @@ mod tests {
             labels("Being someone people can trust matters a lot to me."),
             ["being someone people can trust"]
         );
+        // With a subject pronoun, seen in a tmux run ("Why is "being kind of teacher"
+        // important to you?").
+        assert_eq!(
+            labels("I want to be the kind of teacher they can rely on."),
+            ["kind of teacher they can rely on"]
+        );
         // A noun opening its clause is still the subject of the verb after it.
         assert_eq!(labels("The oat milk froths."), ["oat milk froths"]);
     }

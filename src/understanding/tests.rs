@@ -287,6 +287,63 @@ fn a_probe_about_a_known_concept_links_it_to_the_answer() {
 }
 
 #[test]
+fn a_probe_links_to_a_reason_on_the_same_rung_and_is_found_in_the_respondents_words() {
+    // Seen in a tmux run: "why does that matter" answers left no edge when the typer put the
+    // answer's concept on the probed concept's rung.
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[("nicer to my team", "psychosocial_consequence")]);
+    let known = [KnownConcept {
+        label: "calmer mood before work",
+        node_type: "psychosocial_consequence",
+    }];
+    let context = TurnContext {
+        topic: "oat milk",
+        known: &known,
+    };
+    let answer = "I'm a lot nicer to my team.";
+    let question = "You said your mood is calmer before work. Why does that matter to you?";
+    let e = extract(&m, &embedder, question, answer, &context);
+    let r = e
+        .relationships
+        .first()
+        .unwrap_or_else(|| panic!("no probe link in {e:?}"));
+    assert_eq!(r.source, "calmer mood before work");
+    assert!(r.target.contains("nicer to my team"), "{r:?}");
+    assert_eq!(r.edge_type, "leads_to");
+}
+
+#[test]
+fn what_happened_next_links_the_probed_event_to_the_answers_first_event() {
+    let m = methodology("critical_incident");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[("nurse sent us straight to triage", "incident_event")],
+    );
+    let known = [KnownConcept {
+        label: "went to A&E that night",
+        node_type: "incident_event",
+    }];
+    let context = TurnContext {
+        topic: "urgent care",
+        known: &known,
+    };
+    let answer = "The nurse sent us straight to triage.";
+    let e = extract(
+        &m,
+        &embedder,
+        "What happened when you got to A&E?",
+        answer,
+        &context,
+    );
+    let r = e
+        .relationships
+        .first()
+        .unwrap_or_else(|| panic!("no probe link in {e:?}"));
+    assert_eq!(r.source, "went to A&E that night");
+    assert_eq!(r.edge_type, "preceded");
+}
+
+#[test]
 fn a_known_label_is_reused_with_its_type() {
     let m = methodology("means_end_chain");
     let embedder = TableEmbedder::new(&m, &[]);

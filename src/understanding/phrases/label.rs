@@ -176,7 +176,11 @@ impl Reader<'_> {
             if self.is_quantity_hedge(i) {
                 continue;
             }
-            if verb.contains(&i) || keeps(w, kept.is_empty()) || self.modal_of_relative(i, &kept) {
+            if verb.contains(&i)
+                || keeps(w, kept.is_empty())
+                || self.modal_of_relative(i, &kept)
+                || self.subject_of_relative(i, &kept)
+            {
                 kept.push(i);
             }
         }
@@ -252,6 +256,22 @@ impl Reader<'_> {
         });
         let verb_next = self.word(i + 1).is_some_and(|w| w.class == WordClass::Verb);
         modal && after_nominal && verb_next
+    }
+
+    /// A subject pronoun right after a noun and before a verb group inside a label ("teacher
+    /// they can rely on"): the relative clause's subject.
+    fn subject_of_relative(&self, i: usize, kept: &[usize]) -> bool {
+        let pronoun = self.word(i).is_some_and(|w| {
+            w.class == WordClass::Pronoun
+                && matches!(w.norm.as_str(), "i" | "we" | "they" | "he" | "she" | "you")
+        });
+        let after_noun = kept.last().is_some_and(|&k| {
+            k + 1 == i && self.word(k).is_some_and(|w| w.class == WordClass::Noun)
+        });
+        let verb_next = self
+            .word(i + 1)
+            .is_some_and(|w| matches!(w.class, WordClass::Verb | WordClass::Auxiliary));
+        pronoun && after_noun && verb_next
     }
 
     /// Drops trailing prepositions, determiners, conjunctions and a dangling "not"; a

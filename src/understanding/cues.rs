@@ -136,8 +136,11 @@ impl Cue {
         }
     }
 
+    /// A word of the phrase, or a part of a hyphenated one ("self-respect"), is in `list`.
     fn says(&self, list: &str) -> bool {
-        self.words.iter().any(|w| listed(list, w))
+        self.words
+            .iter()
+            .any(|w| listed(list, w) || (w.contains('-') && w.split('-').any(|p| listed(list, p))))
     }
 
     fn opens(&self, list: &str) -> bool {
@@ -200,7 +203,7 @@ const STRUGGLES: &str = "took kept nobody stranger broke broken fees charging ha
 const LOSSES: &str = "missed lost cost failed resit contract fined never";
 /// Words of an end in itself.
 const ENDS: &str = "respect respecting achieved achievement accomplishment planet freedom \
-    security happiness community family";
+    security happiness community family dignity integrity fulfilment fulfillment legacy";
 /// Verbs of using, trying or switching to a solution.
 const HIRING: &str = "use used using tried try switched moved ordered ordering bought went \
     hired grab grabbed instead rather";
@@ -229,7 +232,9 @@ pub(super) fn candidates(cue: &Cue, has: impl Fn(&str) -> bool) -> Vec<&'static 
 }
 
 fn ladder(cue: &Cue) -> Vec<&'static str> {
-    if cue.has("kind of person") || cue.says("person professional model") {
+    // "the kind of person others can count on", "be the kind of teacher they can rely on".
+    let kind_of_someone = cue.has("kind of") && (cue.opens("be being") || cue.says("be being"));
+    if cue.has("kind of person") || kind_of_someone || cue.says("person professional model") {
         return vec!["instrumental_value"];
     }
     if cue.says(ENDS) || cue.has("live for") || cue.has("care about") {
@@ -364,6 +369,19 @@ mod tests {
                 mec
             ),
             ["instrumental_value"]
+        );
+        // Seen in a tmux run: typed an attribute.
+        assert_eq!(
+            types_of(
+                "I want to be the kind of teacher they can rely on.",
+                "kind of teacher they can rely on",
+                mec
+            ),
+            ["instrumental_value"]
+        );
+        assert_eq!(
+            types_of("Honestly it's about self-respect.", "self-respect", mec),
+            ["terminal_value"]
         );
         let focus = types_of("It lets me focus on my code.", "focus on my code", mec);
         assert!(!focus.contains(&"attribute"), "{focus:?}");

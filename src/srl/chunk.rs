@@ -72,15 +72,7 @@ pub(super) fn contact_relative_end(doc: &Doc<'_>, i: usize, limit: usize) -> Opt
 fn contact_relative(doc: &Doc<'_>, i: usize, limit: usize) -> Option<(usize, usize)> {
     let norm = doc.norm(i);
     let subject_end = match doc.tag(i) {
-        Tag::Pron
-            if words::is_nominative(norm)
-                || matches!(
-                    norm,
-                    "you" | "people" | "everyone" | "everybody" | "someone" | "somebody"
-                ) =>
-        {
-            i + 1
-        }
+        Tag::Pron if words::is_relative_subject(norm) => i + 1,
         Tag::Noun | Tag::Det => {
             let mut k = i;
             while k < limit && k < i + 3 && matches!(doc.tag(k), Tag::Det | Tag::Noun) {

@@ -29,7 +29,10 @@ pub(super) fn adverb_role(doc: &Doc<'_>, k: usize) -> Option<ArgRole> {
         Some(ArgRole::Tmp)
     } else if words::is_place_adverb(w) {
         Some(ArgRole::Loc)
-    } else if (w.ends_with("ly") && !words::is_adverb(w)) || matches!(w, "well" | "fast") {
+    } else if (w.ends_with("ly") && !words::is_adverb(w))
+        || matches!(w, "well" | "fast")
+        || (matches!(w, "right" | "wrong") && doc.norm(k + 1) == "by")
+    {
         Some(ArgRole::Mnr)
     } else {
         None

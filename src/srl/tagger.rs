@@ -187,6 +187,15 @@ impl Ctx<'_> {
                 Tag::Adj
             }
             "'s" | "'d" => Tag::Aux,
+            // "I did right by those kids": "do" is the verb, "right" says how.
+            "right" | "wrong"
+                if self.next_norm() == "by"
+                    && self.prev().is_some_and(|p| {
+                        self.tag_at(p) == Tag::Aux && lexicon::is_do(self.norm_at(p))
+                    }) =>
+            {
+                Tag::Adv
+            }
             _ => return None,
         };
         Some(tag)

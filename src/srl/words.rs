@@ -14,6 +14,16 @@ pub(super) fn is_nominative(word: &str) -> bool {
     matches!(word, "i" | "we" | "they" | "he" | "she")
 }
 
+/// Pronouns that may be the subject of a relative clause without "that" ("the kind of teacher
+/// [they can rely on]", "someone [people can trust]").
+pub(super) fn is_relative_subject(word: &str) -> bool {
+    is_nominative(word)
+        || matches!(
+            word,
+            "you" | "people" | "everyone" | "everybody" | "someone" | "somebody"
+        )
+}
+
 const SUBJECT_CAPABLE: &str = "\
     you it this that these those there everyone everybody someone somebody nobody everything \
     something nothing anyone anything people one which who";

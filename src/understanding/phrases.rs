@@ -518,6 +518,19 @@ mod tests {
     }
 
     #[test]
+    fn doing_right_by_someone_keeps_its_verb() {
+        // Seen in a tmux run: "did" was read as do-support and the label was "right by kids".
+        assert_eq!(
+            labels("I want to know I did right by those kids."),
+            ["did right by kids"]
+        );
+        assert_eq!(
+            labels("I never did wrong by them."),
+            ["never did wrong by them"]
+        );
+    }
+
+    #[test]
     fn what_after_a_copula_gives_its_subject_to_the_clause() {
         let p = phrases("Running is what keeps me sane.");
         let labels: Vec<&str> = p.list.iter().map(|p| p.label.as_str()).collect();

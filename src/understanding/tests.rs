@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use super::*;
 use crate::config::{ConfigDir, Methodology};
 use crate::embed::{EmbedError, Embedder};
+use crate::graph::surface::ExtractedRelationship;
 use crate::prompts::{Extraction, screen_extraction};
 use crate::srl;
 
@@ -253,36 +254,64 @@ fn instrumental_values_take_the_being_form() {
     assert!(c.label.contains("patient with my kids"), "{c:?}");
 }
 
+/// One probe: `methodology`, the embedder's `typed` phrase and its type, the `known` concept
+/// (label, type) the question asks about, the question, the answer and the session's topic.
+struct Probe<'a> {
+    methodology: &'a str,
+    typed: (&'a str, &'a str),
+    known: (&'a str, &'a str),
+    question: &'a str,
+    answer: &'a str,
+    topic: &'a str,
+}
+
+impl Probe<'_> {
+    /// The extraction of the answer, and of the same answer after an unrelated question.
+    fn run(&self) -> (Extraction, Extraction) {
+        let m = methodology(self.methodology);
+        let embedder = TableEmbedder::new(&m, &[self.typed]);
+        let known = [KnownConcept {
+            label: self.known.0,
+            node_type: self.known.1,
+        }];
+        let context = TurnContext {
+            topic: self.topic,
+            known: &known,
+        };
+        let probed = extract(&m, &embedder, self.question, self.answer, &context);
+        assert_quotes_are_substrings(self.answer, &probed);
+        let plain = extract(&m, &embedder, "Anything else?", self.answer, &context);
+        (probed, plain)
+    }
+
+    /// The first relationship of the probed extraction, which must start at the known concept.
+    fn link(&self) -> ExtractedRelationship {
+        let (e, _) = self.run();
+        let r = e
+            .relationships
+            .first()
+            .cloned()
+            .unwrap_or_else(|| panic!("no probe link in {e:?}"));
+        assert_eq!(r.source, self.known.0, "{e:?}");
+        r
+    }
+}
+
 #[test]
 fn a_probe_about_a_known_concept_links_it_to_the_answer() {
-    let m = methodology("means_end_chain");
-    let embedder = TableEmbedder::new(&m, &[("family", "terminal_value")]);
-    let known = [KnownConcept {
-        label: "good mood in the morning",
-        node_type: "psychosocial_consequence",
-    }];
-    let context = TurnContext {
+    let probe = Probe {
+        methodology: "means_end_chain",
+        typed: ("family", "terminal_value"),
+        known: ("good mood in the morning", "psychosocial_consequence"),
+        question: "Why does a good mood in the morning matter to you?",
+        answer: "Family matters most to me.",
         topic: "oat milk",
-        known: &known,
     };
-    let answer = "Family matters most to me.";
-    let e = extract(
-        &m,
-        &embedder,
-        "Why does a good mood in the morning matter to you?",
-        answer,
-        &context,
-    );
-    assert_quotes_are_substrings(answer, &e);
-    let r = e
-        .relationships
-        .first()
-        .unwrap_or_else(|| panic!("no probe link in {e:?}"));
-    assert_eq!(r.source, "good mood in the morning");
+    let r = probe.link();
     assert_eq!(r.edge_type, "leads_to");
+    let (e, plain) = probe.run();
     assert!(e.concepts.iter().any(|c| c.label == r.target));
     // Without the probe, nothing links to the known concept.
-    let plain = extract(&m, &embedder, "Anything else?", answer, &context);
     assert!(plain.relationships.is_empty(), "{plain:?}");
 }
 
@@ -290,56 +319,30 @@ fn a_probe_about_a_known_concept_links_it_to_the_answer() {
 fn a_probe_links_to_a_reason_on_the_same_rung_and_is_found_in_the_respondents_words() {
     // Seen in a tmux run: "why does that matter" answers left no edge when the typer put the
     // answer's concept on the probed concept's rung.
-    let m = methodology("means_end_chain");
-    let embedder = TableEmbedder::new(&m, &[("nicer to my team", "psychosocial_consequence")]);
-    let known = [KnownConcept {
-        label: "calmer mood before work",
-        node_type: "psychosocial_consequence",
-    }];
-    let context = TurnContext {
+    let r = Probe {
+        methodology: "means_end_chain",
+        typed: ("nicer to my team", "psychosocial_consequence"),
+        known: ("calmer mood before work", "psychosocial_consequence"),
+        question: "You said your mood is calmer before work. Why does that matter to you?",
+        answer: "I'm a lot nicer to my team.",
         topic: "oat milk",
-        known: &known,
-    };
-    let answer = "I'm a lot nicer to my team.";
-    let question = "You said your mood is calmer before work. Why does that matter to you?";
-    let e = extract(&m, &embedder, question, answer, &context);
-    let r = e
-        .relationships
-        .first()
-        .unwrap_or_else(|| panic!("no probe link in {e:?}"));
-    assert_eq!(r.source, "calmer mood before work");
+    }
+    .link();
     assert!(r.target.contains("nicer to my team"), "{r:?}");
     assert_eq!(r.edge_type, "leads_to");
 }
 
 #[test]
 fn what_happened_next_links_the_probed_event_to_the_answers_first_event() {
-    let m = methodology("critical_incident");
-    let embedder = TableEmbedder::new(
-        &m,
-        &[("nurse sent us straight to triage", "incident_event")],
-    );
-    let known = [KnownConcept {
-        label: "went to A&E that night",
-        node_type: "incident_event",
-    }];
-    let context = TurnContext {
+    let r = Probe {
+        methodology: "critical_incident",
+        typed: ("nurse sent us straight to triage", "incident_event"),
+        known: ("went to A&E that night", "incident_event"),
+        question: "What happened when you got to A&E?",
+        answer: "The nurse sent us straight to triage.",
         topic: "urgent care",
-        known: &known,
-    };
-    let answer = "The nurse sent us straight to triage.";
-    let e = extract(
-        &m,
-        &embedder,
-        "What happened when you got to A&E?",
-        answer,
-        &context,
-    );
-    let r = e
-        .relationships
-        .first()
-        .unwrap_or_else(|| panic!("no probe link in {e:?}"));
-    assert_eq!(r.source, "went to A&E that night");
+    }
+    .link();
     assert_eq!(r.edge_type, "preceded");
 }
 

@@ -105,7 +105,7 @@ impl Draft {
         let lemma = self.group.lemma.as_str();
         let content = self.args.iter().any(|(r, _)| !matches!(r, ArgRole::Neg));
         let modal = self.group.aux_main && !matches!(lemma, "be" | "have" | "do");
-        let bare_do = lemma == "do" && !self.has(ArgRole::Arg1);
+        let bare_do = lemma == "do" && !self.has(ArgRole::Arg1) && !self.has(ArgRole::Mnr);
         let describes_nothing = lemma == "be" && !self.has(ArgRole::Arg1);
         if !content || modal || bare_do || describes_nothing {
             return None;

@@ -99,10 +99,7 @@ impl Ctx<'_> {
             return false;
         };
         let subject_fits = match self.tag_at(subject) {
-            Tag::Pron => matches!(
-                self.norm_at(subject),
-                "i" | "we" | "they" | "he" | "she" | "you" | "people" | "everyone" | "everybody"
-            ),
+            Tag::Pron => words::is_relative_subject(self.norm_at(subject)),
             Tag::Noun => true,
             _ => false,
         };
@@ -114,7 +111,7 @@ impl Ctx<'_> {
         };
         let verb_before =
             (self.sentence.start..head).any(|v| matches!(self.tag_at(v), Tag::Verb | Tag::Aux));
-        k < p + 1 && subject_fits && head_fits && verb_before
+        subject_fits && head_fits && verb_before
     }
 
     /// The object at `p` follows "make"/"let"/"help"/…, so a base verb after it is a bare

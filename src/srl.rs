@@ -67,7 +67,9 @@ mod words;
 
 use serde::{Deserialize, Serialize};
 
-pub use tagged::{TaggedWord, WordClass, is_known_verb, tag_words, verb_lemma};
+pub use tagged::{
+    TaggedWord, Tense, WordClass, is_known_verb, is_person_word, tag_words, tense_of, verb_lemma,
+};
 
 /// Characters of an answer that are analysed; a spoken answer is rarely over 2,000, and the
 /// cap keeps a pasted essay from costing more than a few milliseconds.

@@ -87,6 +87,13 @@ fn development_more() -> Corpus {
     load("tests/corpus/development_more.yaml")
 }
 
+/// The fourth round of development answers, written from the ontologies and the third
+/// round's conventions by someone who never saw the rules or the held-out corpus; scored
+/// before the rules were changed for it (README "Offline understanding"), then tuned on.
+fn development_round4() -> Corpus {
+    load("tests/corpus/development_round4.yaml")
+}
+
 /// The held-out corpus, written apart from the rules by someone who never saw them; never
 /// used to tune them.
 fn heldout() -> Corpus {
@@ -409,6 +416,15 @@ fn offline_extraction_on_the_third_development_round() {
     DEV3_FLOORS.check(&all, type_accuracy, &line);
 }
 
+/// The fourth development round, scored and reported apart.
+#[test]
+fn offline_extraction_on_the_fourth_development_round() {
+    let corpus = development_round4();
+    let (all, type_accuracy) = scored(&corpus, "development round 4");
+    let line = all.line("offline, development round 4");
+    DEV4_FLOORS.check(&all, type_accuracy, &line);
+}
+
 /// The held-out corpus, scored the same way and reported apart: the rules were never tuned on
 /// it, so these are the figures to expect on the next respondent.
 #[test]
@@ -484,12 +500,22 @@ const DEV3_FLOORS: Floors = Floors {
     link_precision: 0.27,
 };
 
+/// Floors on the fourth development round a little below its figures after the rules were
+/// tuned on it.
+const DEV4_FLOORS: Floors = Floors {
+    concept_recall: 0.74,
+    concept_precision: 0.58,
+    type_accuracy: 0.47,
+    link_recall: 0.06,
+    link_precision: 0.19,
+};
+
 const HELDOUT_FLOORS: Floors = Floors {
     concept_recall: 0.77,
-    concept_precision: 0.47,
-    type_accuracy: 0.53,
+    concept_precision: 0.48,
+    type_accuracy: 0.57,
     link_recall: 0.08,
-    link_precision: 0.12,
+    link_precision: 0.13,
 };
 
 #[test]

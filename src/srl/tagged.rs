@@ -6,9 +6,10 @@
 //! analysis of the same text. The internal tag set stays private; [`WordClass`] is its public
 //! mirror.
 
+use super::lexicon::Form;
 use super::tagger::Tag;
 use super::token::{Doc, Shape};
-use super::{MAX_INPUT_CHARS, MAX_RELATIONS, discourse, lexicon, tagger};
+use super::{MAX_INPUT_CHARS, MAX_RELATIONS, discourse, lexicon, tagger, words};
 
 /// A coarse part of speech: just enough to chunk noun and verb phrases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,6 +116,37 @@ pub fn verb_lemma(word: &str) -> String {
 /// its part of speech in a given sentence.
 pub fn is_known_verb(word: &str) -> bool {
     lexicon::verb(&word.to_lowercase()).is_some()
+}
+
+/// Whether `word` names a person or people ("partner", "kids", "them").
+pub fn is_person_word(word: &str) -> bool {
+    words::is_person_noun(&word.to_lowercase())
+}
+
+/// The time a finite verb form or auxiliary places its clause in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tense {
+    Past,
+    Present,
+}
+
+/// The tense `word` marks on its own: a past form (or a form shared by past and participle,
+/// "used", which after "have" is a perfect instead) or "was", "had", "did" is past; a
+/// third-person form or "is", "has", "does", "can", "will" is present. Base forms, participles
+/// and "-ing" forms mark none ("leave" may be an infinitive).
+pub fn tense_of(word: &str) -> Option<Tense> {
+    let w = word.to_lowercase();
+    match w.as_str() {
+        "was" | "were" | "had" | "did" | "could" => Some(Tense::Past),
+        "is" | "are" | "am" | "'s" | "'re" | "'m" | "does" | "has" | "can" | "will" | "'ll" => {
+            Some(Tense::Present)
+        }
+        _ => match lexicon::verb(&w)?.form {
+            Form::Past | Form::PastOrParticiple => Some(Tense::Past),
+            Form::Third => Some(Tense::Present),
+            _ => None,
+        },
+    }
 }
 
 #[cfg(test)]

@@ -147,7 +147,8 @@ pub(super) fn is_time_noun(word: &str) -> bool {
 const PERSON_NOUN: &str = "\
     me us them him her you kids kid children child family wife husband partner son daughter \
     friend friends team colleague colleagues mum mom dad parents boss manager customer \
-    customers people everyone baby girlfriend boyfriend flatmate roommate coworkers coworker";
+    customers people everyone baby girlfriend boyfriend flatmate roommate coworkers coworker \
+    guy guys bloke man woman lady girl boy";
 
 /// Nouns for people, used to tell a beneficiary ("for my kids") from other "for" phrases.
 pub(super) fn is_person_noun(word: &str) -> bool {

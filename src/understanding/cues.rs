@@ -24,7 +24,7 @@
 //! counts as another's event even where the researcher sees an action taken for the
 //! respondent, and an unresolved "it" is someone else.
 
-use crate::srl::{TaggedWord, WordClass};
+use crate::srl::{self, TaggedWord, Tense, WordClass};
 
 use super::lexicon;
 
@@ -53,6 +53,93 @@ pub(super) struct Cue {
     actor: Actor,
     /// The phrase lies in the answer's last sentence.
     last_sentence: bool,
+    /// The tense of the phrase's clause, when a verb marks one.
+    tense: Option<Tense>,
+    /// Most of the answer's finite verbs are past: a story is being told.
+    narrated: bool,
+    marks: Marks,
+}
+
+/// How the phrase's own clause reads.
+#[derive(Debug)]
+struct Marks {
+    /// "was/were …-ing": the background of a story, not one of its steps.
+    progressive: bool,
+    /// The phrase or the words right before it deny something ("no clean scrubs", "can't
+    /// hear a thing").
+    negated: bool,
+    /// The phrase names someone else as its object ("see my girlfriend", "present with her").
+    person: bool,
+}
+
+impl Marks {
+    fn read(lead: &[&TaggedWord], inside: &[&TaggedWord]) -> Self {
+        let clause: Vec<&TaggedWord> = lead.iter().chain(inside).copied().collect();
+        let progressive = clause.windows(2).any(|pair| match pair {
+            [a, b] => {
+                matches!(a.norm.as_str(), "was" | "were")
+                    && b.class == WordClass::Verb
+                    && b.norm.ends_with("ing")
+            }
+            _ => false,
+        });
+        // "no" denies only before the phrase: inside, it is often a criterion's quantity ("no
+        // offers in the title").
+        let denial = |w: &TaggedWord| {
+            w.class == WordClass::Negation || matches!(w.norm.as_str(), "nothing" | "nobody")
+        };
+        let negated = inside.iter().take(2).any(|w| denial(w))
+            || lead
+                .iter()
+                .rev()
+                .take(2)
+                .any(|w| denial(w) || matches!(w.norm.as_str(), "no" | "without"));
+        // After a possessive, an article or a preposition, not a compound ("password
+        // manager") or the phrase's subject.
+        let person = inside.iter().enumerate().skip(1).any(|(k, w)| {
+            let object = matches!(w.norm.as_str(), "her" | "him" | "them");
+            let after = k
+                .checked_sub(1)
+                .and_then(|b| inside.get(b))
+                .is_some_and(|b| {
+                    matches!(
+                        b.norm.as_str(),
+                        "my" | "our"
+                            | "his"
+                            | "her"
+                            | "their"
+                            | "the"
+                            | "with"
+                            | "to"
+                            | "for"
+                            | "at"
+                    )
+                });
+            let other =
+                srl::is_person_word(&w.norm) && !matches!(w.norm.as_str(), "me" | "us" | "you");
+            object || (after && other)
+        });
+        Self {
+            progressive,
+            negated,
+            person,
+        }
+    }
+}
+
+/// Most of the finite verbs of `words` are past: the respondent is telling what happened.
+fn narrated(words: &[TaggedWord]) -> bool {
+    let (mut past, mut present) = (0, 0);
+    for w in words {
+        if matches!(w.class, WordClass::Verb | WordClass::Auxiliary) {
+            match srl::tense_of(&w.norm) {
+                Some(Tense::Past) => past += 1,
+                Some(Tense::Present) => present += 1,
+                None => {}
+            }
+        }
+    }
+    past >= 2 && past > present
 }
 
 /// Most words a clause's opening is read back over.
@@ -127,12 +214,17 @@ impl Cue {
                 .unwrap_or(Actor::Unknown)
         };
         let last = words.last().map_or(0, |w| w.sentence);
+        let clause: Vec<&TaggedWord> = lead.iter().chain(&inside).copied().collect();
+        let tense = clause_tense(&clause, lead.len());
         Self {
             lead: lead.iter().map(|w| w.norm.clone()).collect(),
             words: inside.iter().map(|w| w.norm.clone()).collect(),
             verbal: inside.iter().any(|w| w.class == WordClass::Verb),
             actor,
             last_sentence: sentence == last,
+            tense,
+            narrated: narrated(words),
+            marks: Marks::read(&lead, &inside),
         }
     }
 
@@ -190,10 +282,58 @@ impl Cue {
 }
 
 /// Words naming a feeling or a state of mind.
+/// The tense of a clause (`clause[..phrase_at]` is the lead before the phrase): the phrase's
+/// first verb that marks one, else the lead's nearest. A past form after "have" is a perfect
+/// (present); a base form right after its subject is present ("people leave their bottles").
+fn clause_tense(clause: &[&TaggedWord], phrase_at: usize) -> Option<Tense> {
+    let at = |k: usize| -> Option<Tense> {
+        let w = clause.get(k)?;
+        if !matches!(w.class, WordClass::Verb | WordClass::Auxiliary) {
+            return None;
+        }
+        let before = (0..k)
+            .rev()
+            .filter_map(|b| clause.get(b))
+            .find(|b| b.class != WordClass::Adverb);
+        let perfect = before.is_some_and(|b| matches!(b.norm.as_str(), "have" | "has" | "'ve"));
+        match srl::tense_of(&w.norm) {
+            Some(Tense::Past) if perfect => Some(Tense::Present),
+            Some(t) => Some(t),
+            None => {
+                let after_subject = before.is_some_and(|b| match b.class {
+                    WordClass::Noun => true,
+                    WordClass::Pronoun => matches!(
+                        b.norm.as_str(),
+                        "i" | "we" | "you" | "they" | "people" | "everyone" | "nobody"
+                    ),
+                    _ => false,
+                });
+                (w.class == WordClass::Verb
+                    && srl::is_known_verb(&w.norm)
+                    && srl::verb_lemma(&w.norm) == w.norm
+                    && after_subject)
+                    .then_some(Tense::Present)
+            }
+        }
+    };
+    // With no verb the lexicon knows, a habit or "now" places the clause in the present ("I
+    // always climb down now").
+    let habitual = || {
+        clause
+            .iter()
+            .any(|w| matches!(w.norm.as_str(), "now" | "always" | "nowadays" | "anymore"))
+            .then_some(Tense::Present)
+    };
+    (phrase_at..clause.len())
+        .find_map(at)
+        .or_else(|| (0..phrase_at).rev().find_map(at))
+        .or_else(habitual)
+}
+
 const FEELINGS: &str = "proud guilty confident anxious stressed relaxed calm calmer mood \
     embarrassed happy happier sad lonely invisible panicked panic furious angry livid shocked \
     stunned relieved scared terrified confused frustrated gutted sank blank maddening \
-    nervous worried jittery ashamed awkward presentable difficult";
+    nervous worried worry worrying jittery ashamed awkward presentable difficult";
 /// Verbs that open a feeling ("feel proud", "felt invisible").
 const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.
@@ -246,6 +386,15 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     if cue.words.first().is_some_and(|w| w == "being") {
         return vec!["instrumental_value", "terminal_value"];
     }
+    // "staying active", "keeping her safe": a way of living or of caring for others.
+    let first = cue.words.first().map(String::as_str);
+    if first == Some("staying") || (first == Some("keeping") && cue.marks.person) {
+        return vec!["instrumental_value"];
+    }
+    // "not snapping at them", "hand it down to my kids": how the respondent stands with others.
+    if cue.marks.person && cue.verbal && cue.respondent() {
+        return vec!["psychosocial_consequence"];
+    }
     if cue.state_of_respondent() && !cue.verbal {
         return vec!["instrumental_value", "psychosocial_consequence"];
     }
@@ -285,6 +434,20 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
     if cue.says(LOSSES) || (cue.last_sentence && ending) {
         return vec!["outcome"];
     }
+    // "I was putting them in her pill organiser": the scene the story happens in.
+    if cue.marks.progressive {
+        return vec!["incident_context"];
+    }
+    // In a story told in the past, the present speaks of how things are since ("I check every
+    // box now") or of how things are in general, which explains what happened ("the app
+    // doesn't print them", "people leave their bottles on the mats").
+    if cue.narrated && cue.tense == Some(Tense::Present) {
+        return if cue.actor == Actor::Speaker {
+            vec!["outcome"]
+        } else {
+            vec!["attribution"]
+        };
+    }
     match cue.actor {
         Actor::Speaker => vec!["action_taken"],
         Actor::Other | Actor::Experiencer => vec!["incident_event"],
@@ -304,10 +467,28 @@ fn job(cue: &Cue) -> Vec<&'static str> {
         .lead
         .first()
         .is_some_and(|w| listed("when whenever while during", w));
-    if scene {
+    // "I'd just come off four nights in a row": what had just happened sets the scene.
+    let just_before = cue.lead.ends_with(&["'d".to_owned(), "just".to_owned()])
+        || cue.lead.ends_with(&["had".to_owned(), "just".to_owned()]);
+    if scene || just_before {
         return vec!["job_context"];
     }
-    if cue.negative() && !cue.has("have to feel") {
+    // "Otherwise I go stir crazy": what happens without the solution.
+    if cue.opens("otherwise") {
+        return vec!["pain_point"];
+    }
+    // "no clean scrubs", "can't hear a thing": a lack stated as fact is a struggle; one the
+    // respondent wants ("don't want to feel that panic") is a job.
+    let wished = cue.opens("want wanted avoid stop without")
+        || cue.lead.last().is_some_and(|w| w == "to")
+        || cue.has("not having to")
+        || cue.has("not have to");
+    // A feeling the respondent wants, or wants to be rid of, is the emotional job ("not feel
+    // guilty at my desk").
+    if (cue.marks.negated || wished) && cue.feeling() {
+        return vec!["emotional_job"];
+    }
+    if (cue.negative() || (cue.marks.negated && !wished)) && !cue.has("have to feel") {
         return vec!["pain_point"];
     }
     if cue.feeling() || cue.says("relax peace") {
@@ -315,6 +496,11 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     }
     if cue.says(HIRING) || cue.opens(HIRING) {
         return vec!["competing_solution"];
+    }
+    // "properly see my girlfriend", "be present with her": how the respondent relates to
+    // someone else.
+    if cue.marks.person && cue.verbal && cue.actor != Actor::Other {
+        return vec!["social_job"];
     }
     if cue.says("never back target") {
         return vec!["desired_outcome"];
@@ -326,8 +512,14 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     if cue.opens("need needed trying want") || cue.has("to get") {
         return vec!["functional_job"];
     }
+    // What the respondent did ("booked the pickup on the app", "listed it in bundles") is how
+    // they got the job done; what they need doing is the job.
     if cue.verbal && cue.actor == Actor::Speaker {
-        return vec!["functional_job"];
+        return if cue.tense == Some(Tense::Past) || cue.marks.progressive {
+            vec!["competing_solution"]
+        } else {
+            vec!["functional_job"]
+        };
     }
     Vec::new()
 }
@@ -388,6 +580,85 @@ mod tests {
         assert_eq!(
             types_of("The noise cancelling is good.", "noise cancelling", mec),
             ["attribute"]
+        );
+    }
+
+    #[test]
+    fn tense_sets_the_scene_and_explains_a_story() {
+        let cit = "critical_incident";
+        let story = "I got home and I was putting them in her pill organiser when I noticed \
+            the boxes were different. I jumped down and landed on a bottle. People leave their \
+            bottles on the mats. I always climb down now.";
+        assert_eq!(
+            types_of(story, "putting them in her pill organiser", cit),
+            ["incident_context"]
+        );
+        assert_eq!(
+            types_of(story, "leave their bottles on the mats", cit),
+            ["attribution"]
+        );
+        assert_eq!(types_of(story, "climb down", cit), ["outcome"]);
+        // Told in the present throughout, the present is the story itself.
+        let present = "So I go to the desk and the man says no. He shrugs.";
+        assert_ne!(types_of(present, "shrugs", cit), ["attribution"]);
+    }
+
+    #[test]
+    fn a_lack_is_a_struggle_and_others_make_a_job_social() {
+        let jtbd = "jobs_to_be_done";
+        assert_eq!(
+            types_of("By Thursday I had no clean scrubs.", "clean scrubs", jtbd),
+            ["pain_point"]
+        );
+        assert_eq!(
+            types_of("I can't hear a thing from her room.", "hear a thing", jtbd),
+            ["pain_point"]
+        );
+        assert_eq!(
+            types_of(
+                "On Saturdays I want to properly see my girlfriend.",
+                "see my girlfriend",
+                jtbd
+            ),
+            ["social_job"]
+        );
+        assert_eq!(
+            types_of(
+                "I don't want to feel guilty at my desk.",
+                "feel guilty at my desk",
+                jtbd
+            ),
+            ["emotional_job"]
+        );
+        // A compound is not a person: "password manager".
+        assert_ne!(
+            types_of(
+                "I set up the password manager.",
+                "set up the password manager",
+                jtbd
+            ),
+            ["social_job"]
+        );
+    }
+
+    #[test]
+    fn caring_for_others_is_a_value_and_how_we_treat_them_a_consequence() {
+        let mec = "means_end_chain";
+        assert_eq!(
+            types_of("It's all about keeping her safe.", "keeping her safe", mec),
+            ["instrumental_value"]
+        );
+        assert_eq!(
+            types_of("It keeps me staying active.", "staying active", mec),
+            ["instrumental_value"]
+        );
+        assert_eq!(
+            types_of(
+                "So I'm not snapping at them when I get in.",
+                "snapping at them",
+                mec
+            ),
+            ["psychosocial_consequence"]
         );
     }
 

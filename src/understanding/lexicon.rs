@@ -173,7 +173,7 @@ pub(super) const CLOSING_PHRASES: [&str; 9] = [
 const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it its he him his \
     she her this that these those there here one ones thing things stuff lot bit way kind \
     sort something anything everything nothing someone everyone people yeah yes no ok okay \
-    well um uh er erm hm hmm mm mhm ah oh ha haha gosh wow sorry like time times end";
+    well um uh er erm hm hmm mm mhm ah oh ha haha gosh wow ugh eh sorry like time times end";
 
 /// Words that judge or point rather than name: alone, a label made of them says how the
 /// respondent rates something ("important", "alright") or where the talk is going ("the
@@ -182,7 +182,7 @@ const EVALUATIVE_WORDS: &str = "important alright fine okay ok good great nice b
     lovely worth key crucial essential vital huge big main honest true right wrong \
     reason point thing things matter fact question answer idea truth deal part bit problem \
     issue case sense back comes asking bits looking nightmare pointless crazy awful terrible \
-    brilliant amazing ridiculous annoying";
+    brilliant amazing ridiculous annoying obvious helpful";
 
 /// Nouns that only point at what follows them in a copular sentence ("the main reason is
 /// comfort", "the problem is the queue"): the description is the concept.
@@ -193,7 +193,7 @@ const POINTER_NOUNS: &str = "reason point thing problem issue answer idea truth 
 const TIME_WORDS: &str = "day days morning mornings evening evenings night nights week weeks \
     month months year years time times today tonight yesterday tomorrow weekend weekends hour \
     hours minute minutes moment now then early late halfway monday tuesday wednesday thursday \
-    friday saturday sunday";
+    friday saturday sunday winter winters summer summers autumn quarter";
 
 /// Number words ("twenty", "fifteen"): alone they are an amount, not a concept.
 const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
@@ -253,7 +253,7 @@ pub(super) fn affect_verb(lemma: &str) -> i8 {
 /// that ends on one lost its complement.
 const COMPLEMENT_VERBS: &str = "try tries tried trying notice noticed notices see saw seen \
     tell told say said feel felt feeling want wanted need needed seem seemed mind minded \
-    keep keeps kept make makes made let lets help helps helped";
+    keep keeps kept make makes made let lets help helps helped turn turns turned";
 
 /// Verbs that say what something means or how much it matters: the relation between two
 /// concepts, never part of one ("being focused at work means …", "… matters because …").

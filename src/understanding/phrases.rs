@@ -518,6 +518,28 @@ mod tests {
     }
 
     #[test]
+    fn who_when_and_a_headless_possessive_are_no_concepts() {
+        for answer in [
+            "I left it at my sister's.",
+            "It was the guy.",
+            "That was last winter.",
+            "Ugh.",
+            "The dog hair ends up everywhere.",
+        ] {
+            let found = labels(answer);
+            assert!(
+                found.iter().all(|l| !matches!(
+                    l.as_str(),
+                    "sister's" | "guy" | "winter" | "last winter" | "ugh" | "dog hair ends up"
+                )),
+                "{answer}: {found:?}"
+            );
+        }
+        // "family" is an end in itself, not a bystander.
+        assert_eq!(labels("Family matters most to me."), ["family"]);
+    }
+
+    #[test]
     fn doing_right_by_someone_keeps_its_verb() {
         // Seen in a tmux run: "did" was read as do-support and the label was "right by kids".
         assert_eq!(

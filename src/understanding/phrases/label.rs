@@ -364,6 +364,12 @@ fn open_verb(words: &[&TaggedWord]) -> bool {
         {
             needs(verb)
         }
+        // "dog hair ends up": where it ends up was cut.
+        [.., verb, up]
+            if up.norm == "up" && matches!(verb.norm.as_str(), "end" | "ends" | "ended") =>
+        {
+            true
+        }
         [_, .., last] => needs(last),
         _ => false,
     }
@@ -450,9 +456,19 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
             || lexicon::is_number_word(w)
             || w.strip_suffix('s').is_some_and(lexicon::is_occasion)
     });
+    // "kids", "the guy": who, not what ("family" is an end in itself).
+    let lone = |one: &str| {
+        lexicon::is_evaluative(one)
+            || (content.len() == 1 && lexicon::is_time_word(one))
+            || (content.len() == 1 && crate::srl::is_person_word(one) && one != "family")
+    };
     let lone_judgement = match substantive.as_slice() {
-        [one] => lexicon::is_evaluative(one) || (content.len() == 1 && lexicon::is_time_word(one)),
+        [one] => lone(one),
         _ => false,
     };
-    !substantive.is_empty() && !only_numbers && !only_time && !lone_judgement
+    // "my sister's": a possessive whose noun was never said.
+    let headless = words
+        .last()
+        .is_some_and(|w| w == "'s" || w.ends_with("'s") || w.ends_with("\u{2019}s"));
+    !substantive.is_empty() && !only_numbers && !only_time && !lone_judgement && !headless
 }

@@ -160,6 +160,14 @@ impl Ctx<'_> {
             "there" if lexicon::is_be(self.next_norm()) || self.next_norm().starts_with("seem") => {
                 Tag::Pron
             }
+            // "being there for her": a place, after "be".
+            "there"
+                if self
+                    .prev()
+                    .is_some_and(|p| matches!(self.norm_at(p), "being" | "be" | "been")) =>
+            {
+                Tag::Adv
+            }
             "one"
                 if matches!(
                     self.prev().map(|p| self.tag_at(p)),

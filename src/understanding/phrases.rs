@@ -147,16 +147,28 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
     // Phrase index of each frame's subject and main phrase, for causative links.
     let mut main_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
     let mut subject_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
+    let mut raised: Option<usize> = None;
     for (fi, frame) in analysis.srl_frames.iter().enumerate() {
         if reader.is_comparison(frame) {
             // "not watery like almond milk": no verb at all; the words stay for fragments.
             continue;
         }
         reader.mark(&mut covered, frame);
+        // "I don't feel like I'm missing out", "I don't think it's worth it": the denial
+        // belongs to the clause that follows.
+        let denied = raised.take().is_some_and(|end| {
+            frame.predicate.start >= end && frame.predicate.start - end <= RAISED_NEGATION_BYTES
+        }) && !frame.negated;
+        if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) {
+            raised = Some(frame.predicate.end);
+        }
         if lexicon::is_filler_verb(&frame.lemma) && !asks_for_something(frame) {
             continue;
         }
-        let read = reader.frame(frame);
+        let mut read = reader.frame(frame);
+        if denied && let Some(main) = read.main.as_mut() {
+            main.deny();
+        }
         if let Some(p) = read.setting {
             push(&mut out.list, p);
         }
@@ -195,6 +207,24 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
     });
     order(&mut out);
     out
+}
+
+/// Verbs whose denial is the denial of the clause after them ("I don't think it's worth it"
+/// says it is not worth it).
+const RAISING_VERBS: [&str; 5] = ["think", "feel", "believe", "reckon", "suppose"];
+
+/// Most bytes between such a verb and the verb of its clause ("feel like I'm missing").
+const RAISED_NEGATION_BYTES: usize = 24;
+
+impl Phrase {
+    /// The phrase with its denial made explicit: "missing out" → "not missing out".
+    fn deny(&mut self) {
+        if self.words.first().is_some_and(|w| w == "not") {
+            return;
+        }
+        self.words.insert(0, "not".to_owned());
+        self.label = format!("not {}", self.label);
+    }
 }
 
 /// "asked for the manager" is an act, not a verb of saying that frames another clause.
@@ -537,6 +567,29 @@ mod tests {
         }
         // "family" is an end in itself, not a bystander.
         assert_eq!(labels("Family matters most to me."), ["family"]);
+    }
+
+    #[test]
+    fn a_denied_feeling_denies_the_clause_after_it() {
+        // Seen in a tmux run: the label said the opposite of the answer.
+        assert_eq!(
+            labels("I don't feel like I'm missing out."),
+            ["not missing out"]
+        );
+        assert_eq!(labels("I feel like I'm missing out."), ["missing out"]);
+    }
+
+    #[test]
+    fn being_there_for_someone_is_a_concept_and_declining_to_talk_is_not() {
+        // Seen in a tmux run: the value was lost and the refusal became the focus.
+        assert_eq!(
+            labels("Being there for her is what matters to me."),
+            ["being there for her"]
+        );
+        assert!(labels("I'd rather not dwell on that, to be honest.").is_empty());
+        assert!(labels("I don't want to talk about it.").is_empty());
+        // An avoidance is still one.
+        assert_eq!(labels("They don't hurt."), ["not hurt"]);
     }
 
     #[test]

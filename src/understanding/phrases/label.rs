@@ -384,10 +384,23 @@ const SELF_COMMENTS: [&str; 14] = [
 /// One verb with nothing but pronouns beside it ("made", "wear them"): an event whose
 /// content is elsewhere. A negated verb is an avoidance ("don't hurt"), "feel" a feeling
 /// ("feel like me"), and a lone "-ing" form of a content verb a noun in disguise
-/// ("travelling", "raining"): those stay.
+/// ("travelling", "raining"): those stay, except a refusal to talk ("I'd rather not dwell on
+/// that", "not go into it"), which is about the interview, not the respondent's life.
 fn lone_verb(words: &[&TaggedWord]) -> bool {
     if words.iter().any(|w| w.class == WordClass::Negation) {
-        return false;
+        let verbs: Vec<&&TaggedWord> = words
+            .iter()
+            .filter(|w| w.class == WordClass::Verb)
+            .collect();
+        return matches!(verbs.as_slice(), [v] if matches!(
+            crate::srl::verb_lemma(&v.norm).as_str(),
+            "dwell" | "talk" | "discuss" | "say"
+        )) && words.iter().all(|w| {
+            !matches!(
+                w.class,
+                WordClass::Noun | WordClass::Adjective | WordClass::Number
+            )
+        });
     }
     let content: Vec<&&TaggedWord> = words
         .iter()

@@ -405,7 +405,13 @@ impl Reader<'_> {
             let gerund = self.word(range.start).is_some_and(|w| {
                 w.norm.ends_with("ing") && matches!(w.class, WordClass::Verb | WordClass::Auxiliary)
             }) && no_verb(range.start + 1..range.end);
-            return ((nominal || gerund) && self.has_content(range.clone())).then_some(range);
+            // "Being there for her": the idiom's content is being present for someone.
+            let being_there = self.word(range.start).is_some_and(|w| w.norm == "being")
+                && self
+                    .word(range.start + 1)
+                    .is_some_and(|w| w.norm == "there");
+            let content = self.has_content(range.clone()) || being_there;
+            return ((nominal || gerund) && content).then_some(range);
         }
         // The tagger reads a sentence-initial noun before an intransitive verb as a manner
         // adverb ("Family matters"): one word that is no hedge or intensifier is the subject.

@@ -391,8 +391,9 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     if first == Some("staying") || (first == Some("keeping") && cue.marks.person) {
         return vec!["instrumental_value"];
     }
-    // "not snapping at them", "hand it down to my kids": how the respondent stands with others.
-    if cue.marks.person && cue.verbal && cue.respondent() {
+    // "not snapping at them", "hand it down to my kids": how the respondent stands with others
+    // (a past event, "we lost our mum last year", is something that happened, not an outcome).
+    if cue.marks.person && cue.verbal && cue.respondent() && cue.tense != Some(Tense::Past) {
         return vec!["psychosocial_consequence"];
     }
     if cue.state_of_respondent() && !cue.verbal {
@@ -658,6 +659,11 @@ mod tests {
                 "snapping at them",
                 mec
             ),
+            ["psychosocial_consequence"]
+        );
+        // Seen in a tmux run: a bereavement was typed as an outcome of the product and probed.
+        assert_ne!(
+            types_of("We lost our mum last year.", "lost our mum", mec),
             ["psychosocial_consequence"]
         );
     }

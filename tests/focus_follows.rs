@@ -3,7 +3,7 @@
 //! see `focus_support` for what is measured and on which respondents.
 
 use crate::common;
-use crate::focus_support::{check, interview, ladder_scripts, measure};
+use crate::focus_support::{check, check_negative_foci, interview, ladder_scripts, measure};
 
 #[test]
 fn offline_interviews_follow_the_respondent_up_the_ladder() {
@@ -18,6 +18,7 @@ fn offline_interviews_follow_the_respondent_up_the_ladder() {
         let turns = interview(&db, &concept, &path, &["--provider", "none"]);
         reports.push(measure(&name, &concept, &path, &turns));
     }
+    check_negative_foci(&reports);
     check(&reports);
 }
 

@@ -9,7 +9,9 @@
 //! - at least 80% of the node-bound questions asked after an answer that added a rung (a
 //!   concept below a terminal value) focus on a concept of that answer;
 //! - no concept is the focus three turns running;
-//! - no question is asked twice.
+//! - no question is asked twice;
+//! - with templates, a concept the respondent spoke against ("high price") is never asked
+//!   about as if they valued it ("Why is it important to you?", "What does it give you?").
 //!
 //! A terminal-value-only answer is left out of the 80%: the ladder then restarts from another
 //! concept on purpose.
@@ -35,6 +37,10 @@ pub struct Report {
     longest_run: usize,
     /// Questions asked more than once.
     repeated: Vec<String>,
+    /// Questions about a negative focus (stance −1).
+    about_negative: usize,
+    /// Of those, the ones that presume the respondent values it.
+    presumed: Vec<String>,
     /// `turn: focus ← added` lines for the failure message.
     trace: Vec<String>,
 }
@@ -106,6 +112,7 @@ pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Re
         ..Report::default()
     };
     let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut negative: BTreeSet<String> = BTreeSet::new();
     let (mut last_focus, mut run) = (None::<String>, 0);
     for t in turns {
         let question = t["next_question"].as_str().unwrap().to_owned();
@@ -124,6 +131,14 @@ pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Re
                 )
             })
             .collect();
+        negative.extend(
+            t["nodes_added"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|n| n["stance"].as_i64() == Some(-1))
+                .map(|n| n["id"].as_str().unwrap().to_owned()),
+        );
         let focus = t["focus"].as_object().map(|f| {
             (
                 f["node_id"].as_str().unwrap().to_owned(),
@@ -138,6 +153,13 @@ pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Re
         };
         report.longest_run = report.longest_run.max(run);
         last_focus = label;
+        if focus.as_ref().is_some_and(|(id, _)| negative.contains(id)) {
+            report.about_negative += 1;
+            let lower = question.to_lowercase();
+            if PRESUMING.iter().any(|p| lower.contains(p)) {
+                report.presumed.push(question.clone());
+            }
+        }
         let rung = added.iter().any(|(_, _, ty)| !terminal.contains(ty));
         let mut mark = "";
         if let Some((id, label)) = &focus
@@ -160,6 +182,27 @@ pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Re
         ));
     }
     report
+}
+
+/// Phrasings that presume the focus is something the respondent values.
+const PRESUMING: [&str; 3] = ["important to you", "give you", "without"];
+
+/// With templates, no question about a negative focus presumes it is valued, and the
+/// respondents give at least one such focus, so the check is not empty. Not for the local
+/// model, which writes its own phrasings (its prompt only asks it not to presume).
+#[allow(
+    dead_code,
+    reason = "the local_llm binary shares this module and does not check template phrasings"
+)]
+pub fn check_negative_foci(reports: &[Report]) {
+    let asked: usize = reports.iter().map(|r| r.about_negative).sum();
+    let presumed: Vec<&String> = reports.iter().flat_map(|r| &r.presumed).collect();
+    println!(
+        "{asked} question(s) about a negative focus, {} presuming",
+        presumed.len()
+    );
+    assert!(asked > 0, "no interview focused on a negative concept");
+    assert!(presumed.is_empty(), "{presumed:#?}");
 }
 
 pub fn ladder_scripts() -> Vec<(String, String, PathBuf)> {

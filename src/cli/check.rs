@@ -169,12 +169,10 @@ fn template_problems(m: &Methodology) -> Vec<Problem> {
         .opening_templates
         .iter()
         .enumerate()
-        .map(|(j, t)| (format!("method.opening_templates[{j}]"), t));
+        .map(|(j, t)| (format!("method.opening_templates[{j}]"), t.as_str()));
     let strategies = m.strategies.iter().enumerate().flat_map(|(i, s)| {
-        s.question_templates
-            .iter()
-            .enumerate()
-            .map(move |(j, t)| (format!("strategies[{i}].question_templates[{j}]"), t))
+        s.all_templates()
+            .map(move |(key, j, t)| (format!("strategies[{i}].{key}[{j}]"), t))
     });
     opening
         .chain(strategies)

@@ -266,6 +266,12 @@ pub struct Strategy {
     /// question fails the question check.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub question_templates: Vec<String>,
+    /// Phrasings for a focus the respondent spoke against (stance −1: "high price", "lost our
+    /// mum"), where "Why is it important to you?" or "What does it give you?" would presume
+    /// they value it. Node-bound strategies only; without them, `question_templates` serve
+    /// every focus.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub negative_focus_templates: Vec<String>,
 }
 
 impl Strategy {
@@ -275,6 +281,32 @@ impl Strategy {
         self.signal_weights
             .iter()
             .filter_map(|(k, v)| v.as_f64().map(|w| (k.as_str(), w)))
+    }
+
+    /// The phrasings for a focus with this stance: the negative ones for a focus the
+    /// respondent spoke against when the strategy has them, its question templates otherwise.
+    pub fn templates_for(&self, stance: i8) -> &[String] {
+        if stance < 0 && !self.negative_focus_templates.is_empty() {
+            &self.negative_focus_templates
+        } else {
+            &self.question_templates
+        }
+    }
+
+    /// Every phrasing of the strategy with the key it sits under:
+    /// `("question_templates", j, text)`, then the negative-focus ones.
+    pub fn all_templates(&self) -> impl Iterator<Item = (&'static str, usize, &str)> {
+        let plain = self
+            .question_templates
+            .iter()
+            .enumerate()
+            .map(|(j, t)| ("question_templates", j, t.as_str()));
+        let negative = self
+            .negative_focus_templates
+            .iter()
+            .enumerate()
+            .map(|(j, t)| ("negative_focus_templates", j, t.as_str()));
+        plain.chain(negative)
     }
 }
 
@@ -462,13 +494,17 @@ impl Methodology {
         }
         for (i, s) in self.strategies.iter().enumerate() {
             let focus_allowed = s.node_binding == NodeBinding::Required;
-            for (j, template) in s.question_templates.iter().enumerate() {
+            for (key, j, template) in s.all_templates() {
                 if let Some(reason) = template_problem(template, focus_allowed) {
-                    problems.push(Problem::new(
-                        format!("strategies[{i}].question_templates[{j}]"),
-                        reason,
-                    ));
+                    problems.push(Problem::new(format!("strategies[{i}].{key}[{j}]"), reason));
                 }
+            }
+            if !focus_allowed && !s.negative_focus_templates.is_empty() {
+                problems.push(Problem::new(
+                    format!("strategies[{i}].negative_focus_templates"),
+                    "only a node-bound strategy has a focus to speak against \
+                     (node_binding: none here)",
+                ));
             }
         }
     }
@@ -674,6 +710,42 @@ mod tests {
         );
         assert_eq!(ok.method.opening_templates.len(), 1);
         assert!(ok.strategies[1].question_templates.is_empty());
+    }
+
+    #[test]
+    fn a_negative_focus_gets_its_own_phrasings_on_node_bound_strategies_only() {
+        let m = parse(&format!(
+            "{BASE}  - name: deepen\n    signal_weights: {{}}\n    question_templates: \
+             [\"Why is {{focus}} important to you?\"]\n    negative_focus_templates: \
+             [\"How does {{focus}} affect you?\"]\n  - name: lateral\n    signal_weights: {{}}\n    \
+             question_templates: [\"What else besides {{focus}}?\"]\n"
+        ));
+        assert!(m.validate(&FakeSignals).is_empty());
+        let (deepen, lateral) = (&m.strategies[0], &m.strategies[1]);
+        assert_eq!(deepen.templates_for(-1), ["How does {focus} affect you?"]);
+        assert_eq!(
+            deepen.templates_for(0),
+            ["Why is {focus} important to you?"]
+        );
+        assert_eq!(deepen.templates_for(1), deepen.templates_for(0));
+        assert_eq!(lateral.templates_for(-1), ["What else besides {focus}?"]);
+
+        let text = format!(
+            "{BASE}  - name: broad\n    node_binding: none\n    signal_weights: {{}}\n    \
+             negative_focus_templates: [\"What bothers you about {{topic}}\"]\n"
+        );
+        let m: Methodology =
+            crate::config::yaml::parse(std::path::Path::new("t.yaml"), &text).unwrap();
+        let problems: Vec<String> = m
+            .validate(&FakeSignals)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("negative_focus_templates[0]") && problems[0].contains("'?'"));
+        assert!(
+            problems[1].contains("negative_focus_templates") && problems[1].contains("node-bound")
+        );
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub struct FollowUpInput<'a> {
     pub strategy: &'a Strategy,
     /// What the question is about (see [`QuestionFocus`]).
     pub focus: QuestionFocus<'a>,
+    /// The focus node's stance (−1 when the respondent spoke against it, 0 without a node):
+    /// a negative focus gets the strategy's `negative_focus_templates`, and the model is told.
+    pub focus_stance: i8,
     /// The recent conversation, already bounded by
     /// [`conversation_window`](super::conversation_window).
     pub conversation: &'a str,
@@ -178,7 +181,14 @@ fn follow_up_user(input: &FollowUpInput<'_>) -> String {
     );
     match input.focus {
         QuestionFocus::Node(label) if !one_line(label).is_empty() => {
-            p.push_str(&format!("Focus concept: {}\n\n", one_line(label)));
+            p.push_str(&format!("Focus concept: {}\n", one_line(label)));
+            if input.focus_stance < 0 {
+                p.push_str(
+                    "The respondent spoke of it as something negative: do not ask what it \
+                     gives them or why it is important; ask how it affects them.\n",
+                );
+            }
+            p.push('\n');
         }
         QuestionFocus::Summary(labels) if !labels.is_empty() => {
             let listed: Vec<String> = labels.iter().map(|l| one_line(l)).collect();

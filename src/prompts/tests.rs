@@ -420,6 +420,7 @@ fn follow_up(graph: &GraphState, closing: bool) -> Prompt {
         concept: &c,
         strategy: &strategy,
         focus: QuestionFocus::Node("active noise cancelling"),
+        focus_stance: 0,
         conversation: "Interviewer: Which pair do you use?\nRespondent: The ones with ANC.",
         graph,
         signals: &signals,
@@ -520,6 +521,7 @@ fn depth_reminder_and_closing_are_conditional() {
         concept: &c,
         strategy,
         focus: QuestionFocus::Topic,
+        focus_stance: 0,
         conversation: "",
         graph: &GraphState::default(),
         signals: &Signals::new(),
@@ -530,6 +532,45 @@ fn depth_reminder_and_closing_are_conditional() {
     assert!(p.user.contains("(nothing yet)"));
     assert!(!p.user.contains("## Active Signals"));
     assert!(!p.user.contains("## Why This Strategy"));
+}
+
+#[test]
+fn a_negative_focus_is_not_asked_about_as_if_valued_in_either_style() {
+    let (m, c) = (mec(), headphones());
+    let deepen = m.strategy("deepen").unwrap();
+    let (graph, signals) = (GraphState::default(), Signals::new());
+    let input = |focus_stance| FollowUpInput {
+        methodology: &m,
+        concept: &c,
+        strategy: deepen,
+        focus: QuestionFocus::Node("battery dies"),
+        focus_stance,
+        conversation: "",
+        graph: &graph,
+        signals: &signals,
+        winner: None,
+        closing: false,
+    };
+    let note = "spoke of it as something negative";
+    assert!(follow_up_prompt(&input(-1)).user.contains(note));
+    assert!(!follow_up_prompt(&input(0)).user.contains(note));
+    // The compact prompt's example question comes from the negative phrasings.
+    let example = |stance| {
+        let user = compact_follow_up_prompt(&input(stance)).user;
+        let (_, after) = user.split_once("A question in this spirit: \"").unwrap();
+        after.split_once('"').map(|(q, _)| q.to_owned()).unwrap()
+    };
+    let rendered = |templates: &[String], question: &str| {
+        templates
+            .iter()
+            .any(|t| t.replace("{focus}", "battery dies").replace('"', "'") == question)
+    };
+    let (negative, neutral) = (example(-1), example(0));
+    assert!(
+        rendered(&deepen.negative_focus_templates, &negative),
+        "{negative}"
+    );
+    assert!(rendered(&deepen.question_templates, &neutral), "{neutral}");
 }
 
 #[test]
@@ -547,6 +588,7 @@ fn the_three_focus_modes_give_three_different_prompts_in_both_styles() {
         concept: &c,
         strategy,
         focus,
+        focus_stance: 0,
         conversation: "",
         graph: &graph,
         signals: &signals,

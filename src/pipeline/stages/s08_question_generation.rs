@@ -88,10 +88,15 @@ pub(crate) async fn ask(
         .focus
         .as_ref()
         .and_then(|f| echo_of(f, input.turn, &input.saved.user_utterance, ports));
+    let focus_stance = selection
+        .focus
+        .as_ref()
+        .and_then(|f| ports.data.live_nodes().find(|n| n.id == f.node_id))
+        .map_or(0, |n| n.stance);
     let template = || {
         let asked = ports.asked_questions(input.turn);
         render_template(&TemplateInput {
-            templates: &strategy.question_templates,
+            templates: strategy.templates_for(focus_stance),
             focus: focus.node_label(),
             topic: spec.concept.topic(),
             turn: input.turn,
@@ -112,6 +117,7 @@ pub(crate) async fn ask(
         concept: &spec.concept,
         strategy,
         focus,
+        focus_stance,
         conversation: &conversation,
         graph: &input.computed.graph_state,
         signals: &selection.signals,

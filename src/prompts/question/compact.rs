@@ -81,7 +81,7 @@ pub fn compact_follow_up_prompt(input: &FollowUpInput<'_>) -> Prompt {
         );
     }
     let example = example(&render_template(&TemplateInput {
-        templates: &input.strategy.question_templates,
+        templates: input.strategy.templates_for(input.focus_stance),
         focus: focus.as_deref(),
         topic: &topic,
         turn: 0,

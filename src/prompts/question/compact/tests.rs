@@ -33,6 +33,7 @@ fn prompt(
         concept: c,
         strategy: s,
         focus: focus.map_or(QuestionFocus::Topic, QuestionFocus::Node),
+        focus_stance: 0,
         conversation,
         graph: &GraphState::default(),
         signals: &Signals::new(),

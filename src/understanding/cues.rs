@@ -94,27 +94,14 @@ impl Marks {
                 .rev()
                 .take(2)
                 .any(|w| denial(w) || matches!(w.norm.as_str(), "no" | "without"));
-        // After a possessive, an article or a preposition, not a compound ("password
-        // manager") or the phrase's subject.
+        // After a determiner (a possessive or an article) or a preposition, not a compound
+        // ("password manager") or the phrase's subject.
         let person = inside.iter().enumerate().skip(1).any(|(k, w)| {
             let object = matches!(w.norm.as_str(), "her" | "him" | "them");
             let after = k
                 .checked_sub(1)
                 .and_then(|b| inside.get(b))
-                .is_some_and(|b| {
-                    matches!(
-                        b.norm.as_str(),
-                        "my" | "our"
-                            | "his"
-                            | "her"
-                            | "their"
-                            | "the"
-                            | "with"
-                            | "to"
-                            | "for"
-                            | "at"
-                    )
-                });
+                .is_some_and(|b| matches!(b.class, WordClass::Determiner | WordClass::Preposition));
             let other =
                 srl::is_person_word(&w.norm) && !matches!(w.norm.as_str(), "me" | "us" | "you");
             object || (after && other)
@@ -128,7 +115,8 @@ impl Marks {
 }
 
 /// Most of the finite verbs of `words` are past: the respondent is telling what happened.
-fn narrated(words: &[TaggedWord]) -> bool {
+/// Read once per answer and given to every [`Cue::read`] of it.
+pub(super) fn narrated(words: &[TaggedWord]) -> bool {
     let (mut past, mut present) = (0, 0);
     for w in words {
         if matches!(w.class, WordClass::Verb | WordClass::Auxiliary) {
@@ -147,8 +135,8 @@ const LEAD_WORDS: usize = 8;
 
 impl Cue {
     /// The cue of the phrase quoted by bytes `start..end` of the answer `words` were tagged
-    /// from.
-    pub(super) fn read(words: &[TaggedWord], start: usize, end: usize) -> Self {
+    /// from; `narrated` is [`narrated`] of the whole answer.
+    pub(super) fn read(words: &[TaggedWord], narrated: bool, start: usize, end: usize) -> Self {
         let inside: Vec<&TaggedWord> = words
             .iter()
             .filter(|w| w.start >= start && w.end <= end)
@@ -223,7 +211,7 @@ impl Cue {
             actor,
             last_sentence: sentence == last,
             tense,
-            narrated: narrated(words),
+            narrated,
             marks: Marks::read(&lead, &inside),
         }
     }
@@ -535,7 +523,7 @@ mod tests {
     fn types_of(answer: &str, phrase: &str, methodology: &str) -> Vec<&'static str> {
         let words = srl::tag_words(answer);
         let start = answer.find(phrase).unwrap();
-        let cue = Cue::read(&words, start, start + phrase.len());
+        let cue = Cue::read(&words, narrated(&words), start, start + phrase.len());
         let m = crate::config::shipped_methodology(methodology);
         candidates(&cue, |t| m.node_type(t).is_some())
     }

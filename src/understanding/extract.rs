@@ -92,6 +92,7 @@ pub fn extract_offline_in_context(
         input.srl
     };
     let words = srl::tag_words(answer);
+    let narrated = cues::narrated(&words);
     let mut found = phrases::find(answer, &words, analysis);
     let topic = content_words(context.topic);
     let keep: Vec<bool> = found
@@ -123,9 +124,10 @@ pub fn extract_offline_in_context(
             let cued: Vec<&str> = if property {
                 vec![PROPERTY_TYPE]
             } else {
-                cues::candidates(&Cue::read(&words, phrase.start, phrase.end), |t| {
-                    types.has_type(t)
-                })
+                cues::candidates(
+                    &Cue::read(&words, narrated, phrase.start, phrase.end),
+                    |t| types.has_type(t),
+                )
                 .into_iter()
                 .filter(|t| types.has_type(t))
                 .collect()

@@ -28,12 +28,12 @@ use interviewer::understanding::{
 
 use crate::common;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct Corpus {
     answers: Vec<Case>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct Case {
     id: String,
     methodology: String,
@@ -50,13 +50,13 @@ struct Case {
     links: Vec<GoldLink>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct GoldConcept {
     label: String,
     node_type: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct GoldLink {
     source: String,
     target: String,
@@ -64,12 +64,12 @@ struct GoldLink {
 }
 
 /// The extraction section of the scripted provider's file; other sections are ignored.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct Script {
     extraction: Vec<ScriptRule>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 struct ScriptRule {
     turn: Option<u32>,
     reply: Option<String>,
@@ -277,6 +277,8 @@ fn show(case: &Case, extraction: &Extraction) {
 struct Offline {
     methodologies: HashMap<String, (Methodology, TypeIndex)>,
     topics: HashMap<String, String>,
+    /// Every answer, in corpus order: a probe's focus was extracted from an earlier one.
+    cases: Vec<Case>,
 }
 
 impl Offline {
@@ -302,7 +304,28 @@ impl Offline {
         Self {
             methodologies,
             topics,
+            cases: cases.to_vec(),
         }
+    }
+
+    /// The type the extractor gave a probe's focus in the earlier answer of the same study
+    /// that the annotator took it from: what the session graph would hold.
+    fn focus_type_from_earlier(
+        &self,
+        case: &Case,
+        focus: &str,
+        embedder: &dyn Embedder,
+    ) -> Option<String> {
+        let at = self.cases.iter().position(|c| c.id == case.id)?;
+        let earlier = self.cases.get(..at)?.iter().rev().find(|c| {
+            c.concept == case.concept && c.concepts.iter().any(|g| same(&g.label, focus))
+        })?;
+        self.extract(earlier, embedder)
+            .concepts
+            .iter()
+            .filter(|c| same(&c.label, focus))
+            .max_by(|a, b| overlap(focus, &a.label).total_cmp(&overlap(focus, &b.label)))
+            .map(|c| c.node_type.clone())
     }
 
     fn extract(&self, case: &Case, embedder: &dyn Embedder) -> Extraction {
@@ -314,22 +337,19 @@ impl Offline {
             question: &case.question,
             srl: &analysis,
         };
-        // A probe's focus is a concept the graph already holds, of the ontology's lowest type
-        // unless the answer names its type.
+        // A probe's focus is a concept the graph already holds: of the type the extractor gave
+        // it in the earlier answer it came from, or of the ontology's lowest type.
         let focus_type = case
             .focus
             .as_ref()
-            .and_then(|f| case.concepts.iter().find(|c| same(&c.label, f)))
-            .map_or_else(
-                || {
-                    m.ontology
-                        .nodes
-                        .first()
-                        .map(|n| n.name.clone())
-                        .unwrap_or_default()
-                },
-                |c| c.node_type.clone(),
-            );
+            .and_then(|f| self.focus_type_from_earlier(case, f, embedder))
+            .unwrap_or_else(|| {
+                m.ontology
+                    .nodes
+                    .first()
+                    .map(|n| n.name.clone())
+                    .unwrap_or_default()
+            });
         let known: Vec<KnownConcept<'_>> = case
             .focus
             .iter()
@@ -341,6 +361,7 @@ impl Offline {
         let context = TurnContext {
             topic: &self.topics[&case.concept],
             known: &known,
+            focus: known.first().copied(),
         };
         extract_offline_in_context(&input, &context, types, embedder).unwrap()
     }

@@ -64,6 +64,11 @@ pub struct TurnContext<'a> {
     /// and an answer to a probe about one of them ("Why does X matter to you?") links it to
     /// the answer's concepts.
     pub known: &'a [KnownConcept<'a>],
+    /// The concept the question being answered was about, when the interviewer chose one:
+    /// the answer is read as a probe about it even where the question words it otherwise
+    /// ("Why do you think the wrong strength got through?" about "boxes were a different
+    /// strength").
+    pub focus: Option<KnownConcept<'a>>,
 }
 
 /// Stage 3 offline. Same output contract as `prompts::parse_extraction_reply` returns
@@ -281,7 +286,10 @@ fn probe_link(
     if !reason && !sequence {
         return None;
     }
-    let known = probed(&question, context.known)?;
+    let known = context
+        .focus
+        .as_ref()
+        .or_else(|| probed(&question, context.known))?;
     let known_level = input.methodology.node_type(known.node_type)?.level;
     let link = |rung: &dyn Fn(u32) -> bool| {
         nodes

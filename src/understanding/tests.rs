@@ -131,6 +131,7 @@ fn a_because_and_which_means_answer_ladders_up() {
     let context = TurnContext {
         topic: "oat milk",
         known: &[],
+        ..TurnContext::default()
     };
     let e = extract(&m, &embedder, "Why oat milk?", GUILT, &context);
     assert_quotes_are_substrings(GUILT, &e);
@@ -183,6 +184,7 @@ fn causal_verb_clauses_link_what_precedes_them_to_what_follows() {
         let context = TurnContext {
             topic: "oat milk",
             known: &[],
+            ..TurnContext::default()
         };
         let e = extract(&m, &embedder, "Why oat milk?", answer, &context);
         assert_quotes_are_substrings(answer, &e);
@@ -222,6 +224,7 @@ fn the_topic_alone_is_not_a_concept_and_empty_answers_cost_no_embedding() {
     let context = TurnContext {
         topic: "oat milk",
         known: &[],
+        ..TurnContext::default()
     };
     let types = TypeIndex::build(&m, &embedder).unwrap();
     for answer in ["", "I buy oat milk.", "Not sure. I just like it."] {
@@ -277,6 +280,7 @@ impl Probe<'_> {
         let context = TurnContext {
             topic: self.topic,
             known: &known,
+            ..TurnContext::default()
         };
         let probed = extract(&m, &embedder, self.question, self.answer, &context);
         assert_quotes_are_substrings(self.answer, &probed);
@@ -333,6 +337,42 @@ fn a_probe_links_to_a_reason_on_the_same_rung_and_is_found_in_the_respondents_wo
 }
 
 #[test]
+fn the_turns_focus_is_probed_even_where_the_question_words_it_otherwise() {
+    // A model's question rarely quotes the focus label: "Why does that matter?" after
+    // "You mentioned your mornings" is about the focus "slow start to the day".
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[("calmer mood", "psychosocial_consequence")]);
+    let focus = KnownConcept {
+        label: "slow start to the day",
+        node_type: "functional_consequence",
+    };
+    let question = "You mentioned your mornings. Why does that matter to you?";
+    let answer = "It puts me in a calmer mood.";
+    let with = |focus: Option<KnownConcept<'static>>| {
+        let context = TurnContext {
+            topic: "oat milk",
+            known: &[],
+            focus,
+        };
+        extract(&m, &embedder, question, answer, &context)
+    };
+    let e = with(Some(focus));
+    let r = e
+        .relationships
+        .iter()
+        .find(|r| r.source == focus.label)
+        .unwrap_or_else(|| panic!("no link from the focus in {e:?}"));
+    assert!(r.target.contains("calmer mood"), "{r:?}");
+    assert_eq!(r.edge_type, "leads_to");
+    // Without the focus, the question names nothing known: no probe link.
+    let plain = with(None);
+    assert!(
+        plain.relationships.iter().all(|r| r.source != focus.label),
+        "{plain:?}"
+    );
+}
+
+#[test]
 fn what_happened_next_links_the_probed_event_to_the_answers_first_event() {
     let r = Probe {
         methodology: "critical_incident",
@@ -357,6 +397,7 @@ fn a_known_label_is_reused_with_its_type() {
     let context = TurnContext {
         topic: "",
         known: &known,
+        ..TurnContext::default()
     };
     let e = extract(&m, &embedder, "", "It has a smooth mouthfeel.", &context);
     assert_eq!(labels(&e), [("Smooth Mouthfeel", "attribute")]);

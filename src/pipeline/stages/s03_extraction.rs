@@ -62,7 +62,15 @@ pub(crate) async fn run(
     let question = answered_question(input.loaded);
     let (extraction, rejected, calls) = match ports.spec.understanding {
         Understanding::Offline => {
-            let (kept, rejected) = extract_offline(ports, saved, &question, analysis).await?;
+            // The concept the answered question was about: the last turn's focus.
+            let focus = input
+                .loaded
+                .focus_history
+                .last()
+                .map(|f| f.node_id.as_str())
+                .filter(|id| !id.is_empty());
+            let (kept, rejected) =
+                extract_offline(ports, saved, &question, focus, analysis).await?;
             (kept, rejected, Vec::new())
         }
         Understanding::Llm => {
@@ -120,6 +128,7 @@ async fn extract_offline(
     ports: &Ports<'_>,
     saved: &UtteranceSavingOutput,
     question: &str,
+    focus_id: Option<&str>,
     analysis: SrlAnalysis,
 ) -> Result<(Extraction, Vec<Rejection>), PipelineError> {
     // The extractor reads the answer as one line: a hard line break in a typed or filed
@@ -144,6 +153,12 @@ async fn extract_offline(
             node_type: &n.node_type,
         })
         .collect();
+    let focus = focus_id
+        .and_then(|id| ports.data.live_nodes().find(|n| n.id == id))
+        .map(|n| KnownConcept {
+            label: &n.label,
+            node_type: &n.node_type,
+        });
     let extraction = extract_offline_in_context(
         &OfflineInput {
             methodology: &ports.spec.methodology,
@@ -154,6 +169,7 @@ async fn extract_offline(
         &UnderstandingContext {
             topic: &ports.spec.concept.name,
             known: &known,
+            focus,
         },
         &types,
         ports.services.embedder.as_ref(),

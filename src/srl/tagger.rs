@@ -168,6 +168,8 @@ impl Ctx<'_> {
             {
                 Tag::Adv
             }
+            // "one of those blokes": the head of its noun group.
+            "one" if self.next_norm() == "of" => Tag::Noun,
             "one"
                 if matches!(
                     self.prev().map(|p| self.tag_at(p)),
@@ -186,6 +188,8 @@ impl Ctx<'_> {
                 Tag::Sconj
             }
             "once" => Tag::Adv,
+            // "now the kids are older": "now that" without "that".
+            "now" if self.next_starts_clause() => Tag::Sconj,
             "which" | "who" | "whom" if self.i == self.sentence.start => Tag::Pron,
             "which" | "who" | "whom" => Tag::Sconj,
             "first" | "second" | "third" | "daily" | "weekly" | "monthly" | "yearly"
@@ -356,6 +360,14 @@ fn closed_class(w: &str, ctx: &Ctx<'_>) -> Option<Tag> {
         Tag::Aux
     } else if words::is_particle(w) && prev_is_verb && ctx.next_norm() != "of" {
         Tag::Part
+    } else if words::is_particle(w)
+        && ctx.prev().is_some_and(|p| {
+            ctx.tag_at(p) == Tag::Adj
+                && lexicon::verb(ctx.norm_at(p)).is_some_and(|r| r.form.participial())
+        })
+    {
+        // "left out", "stressed out": the particle belongs to the state the participle names.
+        Tag::Adj
     } else if matches!(w, "and" | "or" | "but" | "nor") {
         Tag::Conj
     } else if words::is_determiner(w) {
@@ -381,6 +393,20 @@ mod tests {
 
     fn tags(text: &str) -> Vec<Tag> {
         Doc::new(text).tags
+    }
+
+    #[test]
+    fn states_partitives_and_a_clause_after_now() {
+        use Tag::*;
+        assert_eq!(
+            tags("not feeling left out when"),
+            [Neg, Verb, Adj, Adj, Sconj],
+            "a participle after a verb of feeling is a state, and its particle with it"
+        );
+        assert_eq!(tags("on the left"), [Prep, Det, Noun]);
+        assert_eq!(tags("one of those blokes"), [Noun, Prep, Det, Noun]);
+        assert_eq!(tags("now the kids are older")[0], Sconj);
+        assert_eq!(tags("I do it now.")[3], Adv);
     }
 
     #[test]

@@ -167,6 +167,14 @@ pub(super) fn is_catenative(lemma: &str) -> bool {
     listed(CATENATIVE, lemma)
 }
 
+/// Verbs of feeling or becoming that take a participle saying how the subject ended up
+/// ("feel left out", "got stuck", "seemed rushed").
+const PARTICIPLE_TAKING: &str = "feel get become seem look end";
+
+pub(super) fn takes_participle(lemma: &str) -> bool {
+    listed(PARTICIPLE_TAKING, lemma)
+}
+
 const OBJECT_CONTROL: &str = "\
     want need ask tell allow help expect encourage force get convince persuade teach remind \
     invite advise warn like prefer";

@@ -105,7 +105,8 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     late stranded panicked panic broken failed fail fails worried worry stressed stress \
     hassle problem problems difficult hard slow awful terrible horrible angry upset \
     disappointed disappointing useless rude cold stuck miss missed lost tired sluggish \
-    bloated sick pain anxious nervous rejected confused unclear lonely isolated overwhelmed";
+    bloated sick pain anxious nervous rejected confused unclear lonely isolated overwhelmed \
+    unfair overpriced extortionate surcharge rip-off ripoff";
 
 /// Affect words strong enough to move valence by two steps at once.
 const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \
@@ -386,8 +387,28 @@ pub(super) fn affect(words: &[&str]) -> i32 {
     let mut total = 0;
     let mut flip_window = 0_u8;
     let mut previous = 0;
+    let mut perceived = false;
     for word in words {
-        let value = if is_positive(word) {
+        // "feels like a tax", "looks like rain": a comparison, not liking.
+        let comparison = perceived && matches!(*word, "like" | "likes");
+        perceived = matches!(
+            *word,
+            "feel"
+                | "feels"
+                | "felt"
+                | "feeling"
+                | "look"
+                | "looks"
+                | "looked"
+                | "sound"
+                | "sounds"
+                | "seem"
+                | "seems"
+                | "seemed"
+        );
+        let value = if comparison {
+            0
+        } else if is_positive(word) {
             1
         } else if is_negative(word) {
             -1
@@ -417,6 +438,14 @@ pub(super) fn affect(words: &[&str]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn like_after_a_verb_of_perception_compares() {
+        // Seen in a tmux run: "feels like a tax" was read as liking.
+        assert_eq!(affect(&["feels", "like", "a", "tax"]), 0);
+        assert_eq!(affect(&["i", "like", "it"]), 1);
+        assert_eq!(affect(&["feels", "unfair"]), -1);
+    }
 
     #[test]
     fn negators_flip_the_next_affect_word() {

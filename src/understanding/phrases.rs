@@ -157,7 +157,9 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         // "I don't feel like I'm missing out", "I don't think it's worth it": the denial
         // belongs to the clause that follows.
         let denied = raised.take().is_some_and(|end| {
-            frame.predicate.start >= end && frame.predicate.start - end <= RAISED_NEGATION_BYTES
+            frame.predicate.start >= end
+                && frame.predicate.start - end <= RAISED_NEGATION_BYTES
+                && opens_complement(answer.get(end..frame.predicate.start).unwrap_or_default())
         }) && !frame.negated;
         if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) {
             raised = Some(frame.predicate.end);
@@ -211,7 +213,40 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
 
 /// Verbs whose denial is the denial of the clause after them ("I don't think it's worth it"
 /// says it is not worth it).
-const RAISING_VERBS: [&str; 5] = ["think", "feel", "believe", "reckon", "suppose"];
+const RAISING_VERBS: [&str; 6] = ["think", "feel", "believe", "reckon", "suppose", "want"];
+
+/// The words between a denied raising verb and the next verb open that verb's clause as the
+/// verb's complement: "like", "that", "as if", "to", or the clause's subject ("don't think it
+/// is"). Anything else ("not feeling left out | when everyone orders") means the next verb
+/// belongs to another clause, which the denial does not reach.
+fn opens_complement(gap: &str) -> bool {
+    let first = gap
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .find(|w| !w.is_empty())
+        .map(str::to_lowercase);
+    first.is_none_or(|w| {
+        matches!(
+            w.as_str(),
+            "like"
+                | "that"
+                | "as"
+                | "to"
+                | "i"
+                | "i'm"
+                | "i'd"
+                | "i've"
+                | "we"
+                | "you"
+                | "it"
+                | "it's"
+                | "he"
+                | "she"
+                | "they"
+                | "this"
+                | "there"
+        )
+    })
+}
 
 /// Most bytes between such a verb and the verb of its clause ("feel like I'm missing").
 const RAISED_NEGATION_BYTES: usize = 24;
@@ -577,6 +612,43 @@ mod tests {
             ["not missing out"]
         );
         assert_eq!(labels("I feel like I'm missing out."), ["missing out"]);
+    }
+
+    #[test]
+    fn a_denial_reaches_a_wanted_clause_but_not_a_clause_of_its_own() {
+        // Seen in a tmux run: "not feeling left" lost its particle, the latte was denied, and
+        // the avoided future lost both its denial and "one of those".
+        assert_eq!(
+            labels("What matters is not feeling left out when everyone orders a latte."),
+            ["not feeling left out", "orders a latte"]
+        );
+        assert_eq!(
+            labels("I don't want to turn into one of those blokes."),
+            ["not turn into one of those blokes"]
+        );
+        assert_eq!(
+            labels("I want to turn into one of those blokes."),
+            ["turn into one of those blokes"]
+        );
+    }
+
+    #[test]
+    fn a_hedging_kind_of_and_the_time_of_saying_are_not_part_of_a_label() {
+        // Seen in a tmux run: `kind of my social life now`.
+        assert_eq!(
+            labels("That's kind of my social life now the kids are older."),
+            ["social life", "older"]
+        );
+        assert_eq!(
+            labels("We sort of stopped talking properly."),
+            ["stopped talking properly"]
+        );
+        // A kind of something after a determiner is a noun, and stays.
+        let person = labels("I don't want to be that kind of person.");
+        assert!(
+            person.iter().any(|l| l.contains("kind of person")),
+            "{person:?}"
+        );
     }
 
     #[test]

@@ -35,6 +35,14 @@ impl Ctx<'_> {
             }
             Tag::Sconj if matches!(self.norm_at(p), "who" | "which" | "that") => Tag::Verb,
             Tag::Inf => Tag::Verb,
+            // "feeling left out", "got stuck": a participle after a verb of feeling or
+            // becoming is the state the subject ended up in.
+            Tag::Verb
+                if form.participial()
+                    && words::takes_participle(&lexicon::lemma(self.norm_at(p))) =>
+            {
+                Tag::Adj
+            }
             Tag::Det | Tag::Adj | Tag::Num | Tag::Prep | Tag::Pron | Tag::Verb => Tag::Noun,
             Tag::Aux => self.after_aux(p, form),
             Tag::Neg => match self.prev_skipping(|t| matches!(t, Tag::Adv | Tag::Neg)) {

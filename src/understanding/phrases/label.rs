@@ -173,11 +173,12 @@ impl Reader<'_> {
                 break;
             }
             previous = Some(w);
-            if self.is_quantity_hedge(i) {
+            if self.is_quantity_hedge(i) || self.is_kind_of_hedge(i) {
                 continue;
             }
             if verb.contains(&i)
                 || keeps(w, kept.is_empty())
+                || self.demonstrative_of_partitive(i, &kept)
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
             {
@@ -185,6 +186,38 @@ impl Reader<'_> {
             }
         }
         kept
+    }
+
+    /// Word `i` belongs to "kind of" or "sort of" used as a hedge ("that's kind of my social
+    /// life", "we sort of stopped talking"), not as a noun after a determiner ("the kind of
+    /// person", "that sort of thing").
+    fn is_kind_of_hedge(&self, i: usize) -> bool {
+        let norm = |k: usize| self.word(k).map_or("", |w| w.norm.as_str());
+        let hedge_at = |k: usize| {
+            matches!(norm(k), "kind" | "sort")
+                && norm(k + 1) == "of"
+                && k.checked_sub(1)
+                    .and_then(|p| self.word(p))
+                    .is_none_or(|p| p.class != WordClass::Determiner)
+        };
+        hedge_at(i) || (norm(i) == "of" && i.checked_sub(1).is_some_and(hedge_at))
+    }
+
+    /// A demonstrative after a partitive's "of" stays: "one of those blokes", not "one of
+    /// blokes".
+    fn demonstrative_of_partitive(&self, i: usize, kept: &[usize]) -> bool {
+        let norm = |k: usize| self.word(k).map_or("", |w| w.norm.as_str());
+        matches!(norm(i), "this" | "that" | "these" | "those")
+            && kept.last().is_some_and(|&k| {
+                k + 1 == i
+                    && norm(k) == "of"
+                    && k.checked_sub(1).is_some_and(|q| {
+                        matches!(
+                            norm(q),
+                            "one" | "some" | "any" | "none" | "all" | "most" | "each" | "both"
+                        )
+                    })
+            })
     }
 
     /// Word `i` belongs to "a bit", "a little" or "a lot (of)" used as a degree.
@@ -302,6 +335,8 @@ impl Reader<'_> {
                             | WordClass::Subordinator
                     )
                     || w.norm == "not"
+                    // "my social life now": the time of saying it, not part of the concept.
+                    || (w.norm == "now" && kept.len() >= 2)
             });
             if !dangling {
                 break;

@@ -321,7 +321,8 @@ fn clause_tense(clause: &[&TaggedWord], phrase_at: usize) -> Option<Tense> {
 const FEELINGS: &str = "proud guilty confident anxious stressed relaxed calm calmer mood \
     embarrassed happy happier sad lonely invisible panicked panic furious angry livid shocked \
     stunned relieved scared terrified confused frustrated gutted sank blank maddening \
-    nervous worried worry worrying jittery ashamed awkward presentable difficult";
+    nervous worried worry worrying jittery ashamed awkward presentable difficult sane insane \
+    connected isolated";
 /// Verbs that open a feeling ("feel proud", "felt invisible").
 const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.
@@ -671,6 +672,12 @@ mod tests {
                     "It's all about keeping her safe.",
                     "keeping her safe",
                     Is("instrumental_value"),
+                ),
+                // Seen in a tmux run: typed an attribute.
+                (
+                    "Seeing my mates regularly keeps me sane.",
+                    "keeps me sane",
+                    Is("psychosocial_consequence"),
                 ),
                 (
                     "It keeps me staying active.",

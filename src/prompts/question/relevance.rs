@@ -69,6 +69,11 @@ const BARE_VERBS: &[&str] = &[
     "see", "explain", "remember", "prefer", "choose", "find", "ask",
 ];
 
+/// Adverbs that may stand between "are you" and what follows ("Are you still …").
+const LINKING_ADVERBS: &[&str] = &[
+    "just", "really", "still", "also", "ever", "actually", "only",
+];
+
 /// Verbs whose base form is also an adjective that may follow "are you" ("Are you open to
 /// …?").
 const ADJECTIVE_VERBS: &[&str] = &[
@@ -267,12 +272,27 @@ pub fn check_small_model_question(
             phrase: (*phrase).to_owned(),
         });
     }
-    if let Some(verb) = words.windows(3).find_map(|w| match w {
+    // Also with an adverb between ("Are you just ask about …?", seen in a tmux run).
+    let plain = words.windows(3).find_map(|w| match w {
         [are, you, verb] if are == "are" && you == "you" && is_bare_verb(verb) => {
             Some(format!("are you {verb}"))
         }
         _ => None,
-    }) {
+    });
+    let adverbial = || {
+        words.windows(4).find_map(|w| match w {
+            [are, you, adverb, verb]
+                if are == "are"
+                    && you == "you"
+                    && LINKING_ADVERBS.contains(&adverb.as_str())
+                    && is_bare_verb(verb) =>
+            {
+                Some(format!("are you {adverb} {verb}"))
+            }
+            _ => None,
+        })
+    };
+    if let Some(verb) = plain.or_else(adverbial) {
         return Err(RelevanceProblem::Broken { words: verb });
     }
     // "Are you asked yourself why …": a participle and "yourself" after "are you" is a broken
@@ -523,6 +543,10 @@ mod tests {
             (
                 "Are you tell me what a froth is?",
                 |p| matches!(p, RelevanceProblem::Broken { words } if words == "are you tell"),
+            ),
+            (
+                "Are you just ask about \"not feeling left out\" when it comes to your mates?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "are you just ask"),
             ),
             (
                 "Are you asked yourself why \"almost twice what cow milk costs\" is so important to you?",

@@ -692,6 +692,16 @@ mod tests {
             .unwrap()
     }
 
+    /// The validation problems of a methodology that parses but need not validate.
+    fn problems_of(yaml: &str) -> Vec<String> {
+        let m: Methodology =
+            crate::config::yaml::parse(std::path::Path::new("t.yaml"), yaml).unwrap();
+        m.validate(&FakeSignals)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     const BASE: &str = "method: {name: m, opening_templates: [\"What comes to mind about {topic}?\"]}\n\
         ontology: {nodes: [{name: attribute, level: 1}]}\n\
         strategies:\n";
@@ -730,17 +740,10 @@ mod tests {
         assert_eq!(deepen.templates_for(1), deepen.templates_for(0));
         assert_eq!(lateral.templates_for(-1), ["What else besides {focus}?"]);
 
-        let text = format!(
+        let problems = problems_of(&format!(
             "{BASE}  - name: broad\n    node_binding: none\n    signal_weights: {{}}\n    \
              negative_focus_templates: [\"What bothers you about {{topic}}\"]\n"
-        );
-        let m: Methodology =
-            crate::config::yaml::parse(std::path::Path::new("t.yaml"), &text).unwrap();
-        let problems: Vec<String> = m
-            .validate(&FakeSignals)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        ));
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems[0].contains("negative_focus_templates[0]") && problems[0].contains("'?'"));
         assert!(
@@ -750,18 +753,11 @@ mod tests {
 
     #[test]
     fn bad_templates_name_their_place_and_reason() {
-        let text = format!(
+        let problems = problems_of(&format!(
             "{BASE}  - name: broad\n    node_binding: none\n    signal_weights: {{}}\n    \
              question_templates: [\"Tell me about {{focus}}?\", \"What about {{topik}}?\", \
              \"No question here.\", \"Unclosed {{focus?\"]\n"
-        );
-        let m: Methodology =
-            crate::config::yaml::parse(std::path::Path::new("t.yaml"), &text).unwrap();
-        let problems: Vec<String> = m
-            .validate(&FakeSignals)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        ));
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(
             problems[0].contains("question_templates[0]") && problems[0].contains("focus node")
@@ -773,18 +769,11 @@ mod tests {
 
     #[test]
     fn signal_names_come_from_the_vocabulary_passed_in() {
-        let text = format!(
+        let problems = problems_of(&format!(
             "{BASE}  - name: broad\n    node_binding: none\n    signal_weights: \
              {{graph.node_count: 0.5, llm.engagement: 0.3}}\n\
              signals: {{graph: [graph.node_count, graph.orphan_count], llm: [llm.engagement]}}\n"
-        );
-        let m: Methodology =
-            crate::config::yaml::parse(std::path::Path::new("t.yaml"), &text).unwrap();
-        let problems: Vec<String> = m
-            .validate(&FakeSignals)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        ));
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(
             problems

@@ -74,6 +74,8 @@ pub struct TaggedWord {
     pub sentence: usize,
     /// Punctuation that may separate clauses ("," ";" ":" "-" brackets).
     pub clause_break: bool,
+    /// Capitalised inside its sentence (not its first word, not "I"): part of a name.
+    pub name: bool,
 }
 
 /// Tags the words of `text` (its first [`MAX_INPUT_CHARS`] characters), in order.
@@ -100,6 +102,9 @@ pub fn tag_words(text: &str) -> Vec<TaggedWord> {
                 class: doc.tag(i).into(),
                 sentence,
                 clause_break: token.shape == Shape::Punct && tagger::is_clause_punct(&token.norm),
+                name: token.capitalised
+                    && i != range.start
+                    && !matches!(doc.tag(i), Tag::Pron | Tag::Aux),
             });
         }
     }

@@ -58,6 +58,9 @@ pub(super) struct Cue {
     /// Most of the answer's finite verbs are past: a story is being told.
     narrated: bool,
     marks: Marks,
+    /// Every word of the phrase is part of a name ("Minor Figures"): a brand, a product or a
+    /// place, never something the respondent gets from it.
+    name: bool,
 }
 
 /// How the phrase's own clause reads.
@@ -213,6 +216,7 @@ impl Cue {
             tense,
             narrated,
             marks: Marks::read(&lead, &inside),
+            name: !inside.is_empty() && inside.iter().all(|w| w.name),
         }
     }
 
@@ -361,6 +365,10 @@ pub(super) fn candidates(cue: &Cue, has: impl Fn(&str) -> bool) -> Vec<&'static 
 }
 
 fn ladder(cue: &Cue) -> Vec<&'static str> {
+    // "I usually get the Minor Figures one": the product by its name.
+    if cue.name {
+        return vec!["attribute"];
+    }
     // "the kind of person others can count on", "be the kind of teacher they can rely on".
     let kind_of_someone = cue.has("kind of") && (cue.opens("be being") || cue.says("be being"));
     if cue.has("kind of person") || kind_of_someone || cue.says("person professional model") {
@@ -597,6 +605,12 @@ mod tests {
                 (
                     "The noise cancelling is good.",
                     "noise cancelling",
+                    Is("attribute"),
+                ),
+                // Seen in a tmux run: a brand was typed a psychosocial consequence.
+                (
+                    "I usually get the Minor Figures one.",
+                    "Minor Figures",
                     Is("attribute"),
                 ),
             ],

@@ -48,8 +48,8 @@ pub(super) struct Cue {
     lead: Vec<String>,
     /// Words of the phrase's quote.
     words: Vec<String>,
-    /// The phrase has a verb.
-    verbal: bool,
+    /// What the phrase is made of.
+    made_of: Makeup,
     actor: Actor,
     /// The phrase lies in the answer's last sentence.
     last_sentence: bool,
@@ -58,9 +58,17 @@ pub(super) struct Cue {
     /// Most of the answer's finite verbs are past: a story is being told.
     narrated: bool,
     marks: Marks,
-    /// Every word of the phrase is part of a name ("Minor Figures"): a brand, a product or a
-    /// place, never something the respondent gets from it.
-    name: bool,
+}
+
+/// What a phrase is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Makeup {
+    /// It has a verb.
+    Verbal,
+    /// Every word is part of a name ("Minor Figures"): a brand, a product or a place.
+    Name,
+    /// Nouns and their modifiers.
+    Nominal,
 }
 
 /// How the phrase's own clause reads.
@@ -210,14 +218,24 @@ impl Cue {
         Self {
             lead: lead.iter().map(|w| w.norm.clone()).collect(),
             words: inside.iter().map(|w| w.norm.clone()).collect(),
-            verbal: inside.iter().any(|w| w.class == WordClass::Verb),
+            made_of: if inside.iter().any(|w| w.class == WordClass::Verb) {
+                Makeup::Verbal
+            } else if !inside.is_empty() && inside.iter().all(|w| w.name) {
+                Makeup::Name
+            } else {
+                Makeup::Nominal
+            },
             actor,
             last_sentence: sentence == last,
             tense,
             narrated,
             marks: Marks::read(&lead, &inside),
-            name: !inside.is_empty() && inside.iter().all(|w| w.name),
         }
+    }
+
+    /// The phrase has a verb.
+    fn verbal(&self) -> bool {
+        self.made_of == Makeup::Verbal
     }
 
     /// A word of the phrase, or a part of a hyphenated one ("self-respect"), is in `list`.
@@ -366,7 +384,7 @@ pub(super) fn candidates(cue: &Cue, has: impl Fn(&str) -> bool) -> Vec<&'static 
 
 fn ladder(cue: &Cue) -> Vec<&'static str> {
     // "I usually get the Minor Figures one": the product by its name.
-    if cue.name {
+    if cue.made_of == Makeup::Name {
         return vec!["attribute"];
     }
     // "the kind of person others can count on", "be the kind of teacher they can rely on".
@@ -390,13 +408,13 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     }
     // "not snapping at them", "hand it down to my kids": how the respondent stands with others
     // (a past event, "we lost our mum last year", is something that happened, not an outcome).
-    if cue.marks.person && cue.verbal && cue.respondent() && cue.tense != Some(Tense::Past) {
+    if cue.marks.person && cue.verbal() && cue.respondent() && cue.tense != Some(Tense::Past) {
         return vec!["psychosocial_consequence"];
     }
-    if cue.state_of_respondent() && !cue.verbal {
+    if cue.state_of_respondent() && !cue.verbal() {
         return vec!["instrumental_value", "psychosocial_consequence"];
     }
-    if cue.respondent() && cue.verbal {
+    if cue.respondent() && cue.verbal() {
         return vec!["functional_consequence"];
     }
     if cue.respondent() {
@@ -408,7 +426,7 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
             "terminal_value",
         ];
     }
-    if !cue.verbal {
+    if !cue.verbal() {
         return vec!["attribute"];
     }
     vec!["functional_consequence", "attribute"]
@@ -449,7 +467,7 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
     match cue.actor {
         Actor::Speaker => vec!["action_taken"],
         Actor::Other | Actor::Experiencer => vec!["incident_event"],
-        Actor::Unknown if cue.verbal => vec!["incident_event", "action_taken"],
+        Actor::Unknown if cue.verbal() => vec!["incident_event", "action_taken"],
         Actor::Unknown => vec!["incident_event", "incident_context"],
     }
 }
@@ -497,7 +515,7 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     }
     // "properly see my girlfriend", "be present with her": how the respondent relates to
     // someone else.
-    if cue.marks.person && cue.verbal && cue.actor != Actor::Other {
+    if cue.marks.person && cue.verbal() && cue.actor != Actor::Other {
         return vec!["social_job"];
     }
     if cue.says("never back target") {
@@ -512,7 +530,7 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     }
     // What the respondent did ("booked the pickup on the app", "listed it in bundles") is how
     // they got the job done; what they need doing is the job.
-    if cue.verbal && cue.actor == Actor::Speaker {
+    if cue.verbal() && cue.actor == Actor::Speaker {
         return if cue.tense == Some(Tense::Past) || cue.marks.progressive {
             vec!["competing_solution"]
         } else {

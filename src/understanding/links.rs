@@ -134,8 +134,15 @@ fn gap_cues(nodes: &[Node<'_>], answer: &str) -> Vec<(usize, (LinkKind, &'static
         if words.len() > GAP_WORDS {
             continue;
         }
-        let sentence_break = gap.contains(['.', '?', '!']);
-        if let Some(cue) = gap_cue(&words, sentence_break) {
+        // Words before the last sentence break: the next sentence starts at this index.
+        let break_at = gap.rfind(['.', '?', '!']).map(|at| {
+            gap.get(..at)
+                .unwrap_or_default()
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .filter(|w| !w.is_empty())
+                .count()
+        });
+        if let Some(cue) = gap_cue(&words, break_at) {
             out.push((i, cue));
         }
     }
@@ -145,14 +152,18 @@ fn gap_cues(nodes: &[Node<'_>], answer: &str) -> Vec<(usize, (LinkKind, &'static
 /// Most words between two concepts for a gap cue to relate them.
 const GAP_WORDS: usize = 10;
 
-/// The cue of one gap's words; `sentence_break` tells whether a new sentence starts in it.
-fn gap_cue(words: &[&str], sentence_break: bool) -> Option<(LinkKind, &'static str)> {
+/// The cue of one gap's words; `break_at` is the index of the word that opens a new sentence
+/// in it, if one does.
+fn gap_cue(words: &[&str], break_at: Option<usize>) -> Option<(LinkKind, &'static str)> {
+    let sentence_break = break_at.is_some();
     let has = |w: &str| words.contains(&w);
-    // "so" before a clause, not "so" as a degree word right before the concept ("so quiet").
+    // "so" before a clause, not "so" as a degree word right before the concept ("so quiet"),
+    // and in the second concept's sentence: "bloating, so I switched. It's pricey" relates
+    // the switch, not the price.
     let result_so = words
         .iter()
-        .position(|w| *w == "so")
-        .is_some_and(|at| at + 1 < words.len());
+        .rposition(|w| *w == "so")
+        .is_some_and(|at| at + 1 < words.len() && at >= break_at.unwrap_or(0));
     // A "because" that opens the next sentence explains that sentence's own clause.
     if !sentence_break && (has("because") || has("cause")) {
         return Some((LinkKind::Reason, "because"));
@@ -510,7 +521,8 @@ mod tests {
 
     #[test]
     fn words_between_neighbours_state_the_relation() {
-        let kind = |words: &[&str], stop: bool| gap_cue(words, stop).map(|(k, _)| k);
+        // `stop`: the gap opens a new sentence (at its first word).
+        let kind = |words: &[&str], stop: bool| gap_cue(words, stop.then_some(0)).map(|(k, _)| k);
         assert_eq!(kind(&["so", "i"], false), Some(LinkKind::Consequence));
         assert_eq!(kind(&["it's", "so"], false), None, "a degree word");
         assert_eq!(kind(&["because", "the"], false), Some(LinkKind::Reason));
@@ -534,6 +546,17 @@ mod tests {
             Some(LinkKind::Sequence { arg2_first: false })
         );
         assert_eq!(kind(&["and", "i"], true), None);
+        // Seen in a tmux run: "bloating, so I switched about two years ago. It's pricey"
+        // linked the price to the bloating.
+        let across = [
+            "so", "i", "switched", "about", "two", "years", "ago", "it's",
+        ];
+        assert_eq!(gap_cue(&across, Some(7)), None);
+        assert_eq!(
+            gap_cue(&["so", "it's"], Some(0)).map(|(k, _)| k),
+            Some(LinkKind::Consequence),
+            "a 'so' opening the second concept's sentence"
+        );
         assert!(opens_with_a_span("about an hour they put us on"));
         assert!(!opens_with_a_span("the call I messaged my manager"));
     }

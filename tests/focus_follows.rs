@@ -3,7 +3,9 @@
 //! see `focus_support` for what is measured and on which respondents.
 
 use crate::common;
-use crate::focus_support::{check, check_negative_foci, interview, ladder_scripts, measure};
+use crate::focus_support::{
+    check, check_negative_foci, check_widening_acknowledges, interview, ladder_scripts, measure,
+};
 
 #[test]
 fn offline_interviews_follow_the_respondent_up_the_ladder() {
@@ -19,6 +21,7 @@ fn offline_interviews_follow_the_respondent_up_the_ladder() {
         reports.push(measure(&name, &concept, &path, &turns));
     }
     check_negative_foci(&reports);
+    check_widening_acknowledges(&reports);
     check(&reports);
 }
 

@@ -11,7 +11,9 @@
 //! - no concept is the focus three turns running;
 //! - no question is asked twice;
 //! - with templates, a concept the respondent spoke against ("high price") is never asked
-//!   about as if they valued it ("Why is it important to you?", "What does it give you?").
+//!   about as if they valued it ("Why is it important to you?", "What does it give you?");
+//! - with templates, a question that widens the interview (a topic strategy) after an answer
+//!   that added concepts says back words of that answer.
 //!
 //! A terminal-value-only answer is left out of the 80%: the ladder then restarts from another
 //! concept on purpose.
@@ -41,6 +43,10 @@ pub struct Report {
     about_negative: usize,
     /// Of those, the ones that presume the respondent values it.
     presumed: Vec<String>,
+    /// Questions with no focus from a topic strategy, after an answer that added concepts.
+    widening: usize,
+    /// Of those, the ones that say back words of that answer in quotes.
+    acknowledging: Vec<String>,
     /// `turn: focus ← added` lines for the failure message.
     trace: Vec<String>,
 }
@@ -105,6 +111,13 @@ pub fn interview(db: &Path, concept: &str, answers: &Path, extra: &[&str]) -> Ve
 
 pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Report {
     let terminal = terminal_types(concept);
+    let topical = topic_strategies(concept);
+    let said: Vec<String> = std::fs::read_to_string(answers)
+        .unwrap()
+        .split("\n\n")
+        .filter(|a| !a.trim().is_empty())
+        .map(str::to_lowercase)
+        .collect();
     let mut report = Report {
         name: name.to_owned(),
         answers: answers_in(answers),
@@ -160,6 +173,19 @@ pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Re
                 report.presumed.push(question.clone());
             }
         }
+        let strategy = t["strategy_selected"].as_str().unwrap_or_default();
+        if focus.is_none() && topical.contains(strategy) && !added.is_empty() {
+            report.widening += 1;
+            let answer = usize::try_from(t["turn_number"].as_u64().unwrap())
+                .ok()
+                .and_then(|n| said.get(n.wrapping_sub(1)))
+                .cloned()
+                .unwrap_or_default();
+            let quoted = question.split('"').nth(1).map(str::to_lowercase);
+            if quoted.is_some_and(|q| !q.is_empty() && answer.contains(&q)) {
+                report.acknowledging.push(question.clone());
+            }
+        }
         let rung = added.iter().any(|(_, _, ty)| !terminal.contains(ty));
         let mut mark = "";
         if let Some((id, label)) = &focus
@@ -182,6 +208,43 @@ pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Re
         ));
     }
     report
+}
+
+/// Strategies of the concept's methodology that widen the interview on its topic (no focus).
+fn topic_strategies(concept: &str) -> BTreeSet<String> {
+    let dir = common::config();
+    let concept = dir.concept(concept).unwrap();
+    let m = dir
+        .methodology(&concept.methodology, &interviewer::signals::Catalog)
+        .unwrap();
+    m.strategies
+        .iter()
+        .filter(|s| s.focus_mode == interviewer::config::FocusMode::Topic)
+        .map(|s| s.name.clone())
+        .collect()
+}
+
+/// With templates, every question that widens the interview after an answer that added
+/// concepts says back, in quotes, words of that answer ("You mentioned "froths well". What
+/// else …?"), and there is at least one such question, so the check is not empty.
+#[allow(
+    dead_code,
+    reason = "the local_llm binary shares this module and does not check template phrasings"
+)]
+pub fn check_widening_acknowledges(reports: &[Report]) {
+    let widening: usize = reports.iter().map(|r| r.widening).sum();
+    let acknowledging: usize = reports.iter().map(|r| r.acknowledging.len()).sum();
+    println!("{acknowledging} of {widening} widening question(s) say back the last answer");
+    for r in reports {
+        for q in &r.acknowledging {
+            println!("   {}: {q}", r.name);
+        }
+    }
+    assert!(
+        widening > 0,
+        "no widening question after a substantive answer"
+    );
+    assert_eq!(acknowledging, widening, "{reports:#?}");
 }
 
 /// Phrasings that presume the focus is something the respondent values.

@@ -84,10 +84,13 @@ pub(crate) async fn ask(
     let strategy = ports.strategy(&selection.strategy)?;
     let raised = raised_concepts(ports.data.live_nodes().map(|n| n.label.as_str()));
     let focus = question_focus(strategy, selection.focus.as_ref(), &raised);
-    let echo = selection
-        .focus
-        .as_ref()
-        .and_then(|f| echo_of(f, input.turn, &input.saved.user_utterance, ports));
+    let echo = match selection.focus.as_ref() {
+        Some(f) => echo_of(f, input.turn, &input.saved.user_utterance, ports),
+        None if strategy.focus_mode == FocusMode::Topic => {
+            raised_by(input.turn, &input.saved.user_utterance, ports)
+        }
+        None => None,
+    };
     let focus_stance = selection
         .focus
         .as_ref()
@@ -148,6 +151,37 @@ fn echo_of(focus: &Focus, turn: u32, answer: &str, ports: &Ports<'_>) -> Option<
     }
     quoted_in(answer, &focus.label)
 }
+
+/// What a question that widens the interview (a topic strategy, no focus) says back of the
+/// answer just given: of the concepts it added, the lowest-rung one, the earliest said on
+/// ties, in its label where the respondent said the label, else in the words it was
+/// extracted from. A topic question asks for more of the ground the ladder starts
+/// from, so it acknowledges a concept of that ground ("You mentioned "froths well". What else
+/// do you notice …?"), not the value the answer ended on.
+fn raised_by(turn: u32, answer: &str, ports: &Ports<'_>) -> Option<String> {
+    let levels = &ports.spec.methodology;
+    ports
+        .data
+        .live_nodes()
+        .filter(|n| n.turn == turn)
+        .filter_map(|n| {
+            let quote = quoted_in(answer, &n.label).or_else(|| {
+                let words = n.source_quote.split_whitespace().count();
+                (1..=MAX_ECHO_WORDS)
+                    .contains(&words)
+                    .then(|| quoted_in(answer, &n.source_quote))
+                    .flatten()
+            })?;
+            let at = answer.to_lowercase().find(&quote.to_lowercase())?;
+            let level = levels.node_type(&n.node_type).map_or(u32::MAX, |t| t.level);
+            Some(((level, at), quote))
+        })
+        .min_by_key(|(key, _)| *key)
+        .map(|(_, quote)| quote)
+}
+
+/// Most words of an extracted span said back in a question.
+const MAX_ECHO_WORDS: usize = 6;
 
 /// `label` as it is written in `answer` (matched without regard to case, on word boundaries),
 /// or `None` when the answer does not contain it.

@@ -30,8 +30,10 @@ pub struct TemplateInput<'a> {
     /// The questions already asked in this session, oldest first: none is asked again, and the
     /// last one's phrasing is not used twice in a row.
     pub asked: &'a [String],
-    /// The respondent's own words for the focus when it came from the answer just given; the
-    /// question then opens by saying them back ("You said a calmer mood before work.").
+    /// The respondent's own words from the answer just given, said back before the question
+    /// ("You said a calmer mood before work."): the focus's words when the focus came from
+    /// that answer; with no focus, a concept of that answer, so a question that widens the
+    /// interview still shows it heard what was just said.
     pub echo: Option<&'a str>,
 }
 
@@ -93,7 +95,8 @@ const NO_TOPIC: &str = "this";
 ///
 /// With an `echo` (the focus came from the answer just given), each phrasing is first tried
 /// as a follow-up that says the respondent's words back: `You said "{echo}". Why is that
-/// important to you?`.
+/// important to you?`. With an echo and no focus, each topic phrasing is first tried after
+/// the same lead: `You mentioned "{echo}". What else do you notice about oat milk?`.
 pub fn render_template(input: &TemplateInput<'_>) -> String {
     let focus = input
         .focus
@@ -101,7 +104,6 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
         .filter(|f| !f.is_empty());
     let echo = input
         .echo
-        .filter(|_| focus.is_some())
         .map(|e| clean_label(e, MAX_FOCUS_WORDS))
         .filter(|e| !e.is_empty());
     let topic = Some(clean_label(input.topic, MAX_TOPIC_WORDS))
@@ -147,24 +149,30 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
         .get(usize::try_from(input.turn).unwrap_or(0) % ECHO_LEADS.len())
         .copied()
         .unwrap_or("You said \"{echo}\".");
-    let echoed: Vec<String> = if echo.is_some() {
-        plain
+    // Each candidate with the phrasing it comes from: the last question's phrasing is not
+    // used again, whichever lead either was asked with.
+    let echoed: Vec<(&str, String)> = match (&echo, &focus) {
+        (None, _) => Vec::new(),
+        (Some(_), Some(_)) => plain
             .iter()
-            .filter_map(|t| echoed_template(t, lead))
-            .collect()
-    } else {
-        Vec::new()
+            .filter_map(|t| Some((t.as_str(), format!("{lead} {}", echoed_body(t)?))))
+            .collect(),
+        (Some(_), None) => plain
+            .iter()
+            .filter(|t| acknowledges(t))
+            .map(|t| (t.as_str(), format!("{lead} {t}")))
+            .collect(),
     };
     let asked: Vec<String> = input.asked.iter().map(|q| normalized(q)).collect();
     let last = input.asked.last().map(String::as_str);
-    let fresh = |template: &str, question: &str| {
-        !asked.contains(&normalized(question)) && !last.is_some_and(|l| same_phrasing(template, l))
+    let fresh = |phrasing: &str, question: &str| {
+        !asked.contains(&normalized(question)) && !last.is_some_and(|l| asked_as(phrasing, l))
     };
     let render = |t: &str| fill(t, focus.as_deref(), echo.as_deref(), &topic);
     echoed
         .iter()
-        .chain(&plain)
-        .map(|t| (t.as_str(), render(t)))
+        .map(|(phrasing, t)| (*phrasing, render(t)))
+        .chain(plain.iter().map(|t| (t.as_str(), render(t))))
         .chain(LAST_RESORTS.iter().map(|q| (*q, (*q).to_owned())))
         .find(|(t, q)| fresh(t, q) && check_question(q, &[]).is_ok())
         .map(|(_, q)| q)
@@ -184,11 +192,11 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
         .unwrap_or_else(|| LAST_RESORT_QUESTION.to_owned())
 }
 
-/// A focus phrasing turned into a follow-up that says the respondent's words back: the lead
-/// (`You said "{echo}".`), then the phrasing with the quoted focus replaced by "that". Phrasings
-/// that already open by quoting ("You mentioned …") or name the focus more than once have no
-/// such form.
-fn echoed_template(template: &str, lead: &str) -> Option<String> {
+/// The body of a focus phrasing asked as a follow-up that says the respondent's words back:
+/// the phrasing with the quoted focus replaced by "that", to follow a lead (`You said
+/// "{echo}".`). Phrasings that already open by quoting ("You mentioned …") or name the focus
+/// more than once have no such form.
+fn echoed_body(template: &str) -> Option<String> {
     if template.matches("{focus}").count() != 1 || template.to_lowercase().starts_with("you ") {
         return None;
     }
@@ -197,8 +205,30 @@ fn echoed_template(template: &str, lead: &str) -> Option<String> {
         .find(|q| template.contains(**q))
         .map(|q| template.replacen(q, "that", 1))?;
     // "How would you know that {focus} …" would read "that that".
-    let body = body.replace(" that that ", " that ");
-    Some(format!("{lead} {body}"))
+    Some(body.replace(" that that ", " that "))
+}
+
+/// Whether a topic phrasing can follow the lead that says back what the last answer raised
+/// (`You mentioned "{echo}". What else do you notice about {topic}?`): not one that needs a
+/// focus or already opens on the respondent ("You …").
+fn acknowledges(template: &str) -> bool {
+    !template.contains("{focus}") && !template.to_lowercase().starts_with("you ")
+}
+
+/// Whether `question` was asked from `phrasing`, as it stands or after a lead that says
+/// the respondent's words back.
+fn asked_as(phrasing: &str, question: &str) -> bool {
+    if same_phrasing(phrasing, question) {
+        return true;
+    }
+    let Some(body) = ECHO_LEADS.iter().find_map(|lead| {
+        let (open, close) = lead.split_once("{echo}")?;
+        let rest = question.strip_prefix(open)?;
+        rest.split_once(close).map(|(_, body)| body.trim_start())
+    }) else {
+        return false;
+    };
+    same_phrasing(phrasing, body) || echoed_body(phrasing).is_some_and(|b| same_phrasing(&b, body))
 }
 
 /// Lowercase words only, one space apart: two questions are the same when these are equal.

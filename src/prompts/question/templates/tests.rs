@@ -396,7 +396,34 @@ fn a_focus_from_the_last_answer_is_said_back_in_the_respondents_words() {
         q,
         "You mentioned \"meals sorted\". How would you know that had been done well?"
     );
-    // Without a focus there is nothing to say back.
-    let q = render_after(templates, None, 3, &[], Some("a calmer mood"));
-    assert!(!q.contains("You said"), "{q}");
+}
+
+#[test]
+fn a_question_with_no_focus_says_back_what_the_last_answer_raised() {
+    let m = crate::config::shipped_methodology("means_end_chain");
+    let templates = &m.strategy("explore_attributes").unwrap().question_templates;
+    let mut asked: Vec<String> = Vec::new();
+    for turn in 2..10 {
+        let q = render_after(templates, None, turn, &asked, Some("froths well"));
+        let (lead, rest) = q.split_once(". ").unwrap();
+        assert!(
+            lead == "You said \"froths well\"" || lead == "You mentioned \"froths well\"",
+            "{q}"
+        );
+        // The rest is one of the strategy's phrasings, not a fallback.
+        assert!(templates.iter().any(|t| same_phrasing(t, rest)), "{q}");
+        assert!(check_question(&q, &[]).is_ok(), "{q}");
+        assert!(!asked.contains(&q), "{q}");
+        if let Some(last) = asked.last() {
+            let phrasing = |q: &str| {
+                let rest = q.split_once(". ").map_or(q, |(_, r)| r);
+                templates.iter().position(|t| same_phrasing(t, rest))
+            };
+            assert_ne!(phrasing(last), phrasing(&q), "{last} / {q}");
+        }
+        asked.push(q);
+    }
+    // With nothing to say back, the phrasing is asked as it stands.
+    let q = render_after(templates, None, 3, &[], None);
+    assert!(templates.iter().any(|t| same_phrasing(t, &q)), "{q}");
 }

@@ -35,7 +35,7 @@ pub(super) fn is_subject_capable(word: &str) -> bool {
 
 const PRONOUN: &str = "\
     me us them him her myself yourself ourselves themselves himself herself itself mine yours \
-    ours theirs hers what whom anybody";
+    ours theirs hers what whom anybody whatever whichever whoever";
 
 /// Personal and indefinite pronouns.
 pub(super) fn is_pronoun(word: &str) -> bool {

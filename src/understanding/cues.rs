@@ -50,6 +50,9 @@ pub(super) struct Cue {
     words: Vec<String>,
     /// What the phrase is made of.
     made_of: Makeup,
+    /// The phrase is the subject of "matters (more) to me", "means everything to me": the
+    /// respondent says it is what they value.
+    valued: bool,
     actor: Actor,
     /// The phrase lies in the answer's last sentence.
     last_sentence: bool,
@@ -143,6 +146,8 @@ pub(super) fn narrated(words: &[TaggedWord]) -> bool {
 
 /// Most words a clause's opening is read back over.
 const LEAD_WORDS: usize = 8;
+/// Words after a phrase read for "matters to me".
+const VALUED_WORDS: usize = 5;
 
 impl Cue {
     /// The cue of the phrase quoted by bytes `start..end` of the answer `words` were tagged
@@ -212,6 +217,18 @@ impl Cue {
                 })
                 .unwrap_or(Actor::Unknown)
         };
+        let after: Vec<&str> = words
+            .iter()
+            .filter(|w| w.start >= end && w.sentence == sentence)
+            .take(VALUED_WORDS)
+            .map(|w| w.norm.as_str())
+            .collect();
+        let valued = after
+            .first()
+            .is_some_and(|w| matches!(*w, "matters" | "matter" | "mattered" | "means" | "meant"))
+            && after
+                .windows(2)
+                .any(|p| p == ["to", "me"] || p == ["to", "us"]);
         let last = words.last().map_or(0, |w| w.sentence);
         let clause: Vec<&TaggedWord> = lead.iter().chain(&inside).copied().collect();
         let tense = clause_tense(&clause, lead.len());
@@ -225,6 +242,7 @@ impl Cue {
             } else {
                 Makeup::Nominal
             },
+            valued,
             actor,
             last_sentence: sentence == last,
             tense,
@@ -394,6 +412,10 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     }
     if cue.says(ENDS) || cue.has("live for") || cue.has("care about") {
         return vec!["terminal_value"];
+    }
+    // "Looking after them matters more to me than any promotion".
+    if cue.valued {
+        return vec!["instrumental_value", "terminal_value"];
     }
     if cue.feeling() || cue.has("in front of") || cue.says("sleep") {
         return vec!["psychosocial_consequence"];
@@ -582,6 +604,28 @@ mod tests {
             })
             .collect();
         assert!(failures.is_empty(), "{methodology}: {failures:#?}");
+    }
+
+    #[test]
+    fn what_matters_to_the_respondent_is_a_value() {
+        // Seen in a tmux run: this was a practical consequence.
+        assert_eq!(
+            types_of(
+                "Looking after them matters more to me than any promotion.",
+                "Looking after them",
+                "means_end_chain"
+            ),
+            ["instrumental_value", "terminal_value"]
+        );
+        // What matters to someone else is not the respondent's value.
+        assert!(
+            !types_of(
+                "Looking after them matters more to him.",
+                "Looking after them",
+                "means_end_chain"
+            )
+            .contains(&"terminal_value")
+        );
     }
 
     #[test]

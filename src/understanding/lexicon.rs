@@ -106,7 +106,8 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     hassle problem problems difficult hard slow awful terrible horrible angry upset \
     disappointed disappointing useless rude cold stuck miss missed lost tired sluggish \
     bloated sick pain anxious nervous rejected confused unclear lonely isolated overwhelmed \
-    unfair overpriced extortionate surcharge rip-off ripoff";
+    unfair overpriced extortionate surcharge rip-off ripoff intolerant intolerance bloating \
+    cramps headache headaches nausea";
 
 /// Affect words strong enough to move valence by two steps at once.
 const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \
@@ -174,7 +175,8 @@ pub(super) const CLOSING_PHRASES: [&str; 9] = [
 const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it its he him his \
     she her this that these those there here one ones thing things stuff lot bit way kind \
     sort something anything everything nothing someone everyone people yeah yes no ok okay \
-    well um uh er erm hm hmm mm mhm ah oh ha haha gosh wow ugh eh sorry like time times end";
+    well um uh er erm hm hmm mm mhm ah oh ha haha gosh wow ugh eh sorry like time times end \
+    whatever whichever whoever somebody anybody everybody";
 
 /// Words that judge or point rather than name: alone, a label made of them says how the
 /// respondent rates something ("important", "alright") or where the talk is going ("the
@@ -445,6 +447,14 @@ mod tests {
         assert_eq!(affect(&["feels", "like", "a", "tax"]), 0);
         assert_eq!(affect(&["i", "like", "it"]), 1);
         assert_eq!(affect(&["feels", "unfair"]), -1);
+    }
+
+    #[test]
+    fn a_complaint_of_the_body_is_negative() {
+        // Seen in a tmux run: "lactose intolerant" was asked about as something valued.
+        assert_eq!(affect(&["lactose", "intolerant"]), -1);
+        assert_eq!(affect(&["the", "bloating"]), -1);
+        assert_eq!(affect(&["no", "cramps"]), 1);
     }
 
     #[test]

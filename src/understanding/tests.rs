@@ -227,7 +227,13 @@ fn the_topic_alone_is_not_a_concept_and_empty_answers_cost_no_embedding() {
         ..TurnContext::default()
     };
     let types = TypeIndex::build(&m, &embedder).unwrap();
-    for answer in ["", "I buy oat milk.", "Not sure. I just like it."] {
+    // "whatever" names nothing (seen in a tmux run: `whatever` became a code).
+    for answer in [
+        "",
+        "I buy oat milk.",
+        "Not sure. I just like it.",
+        "I just have whatever.",
+    ] {
         let analysis = srl::analyze(answer);
         let input = OfflineInput {
             methodology: &m,

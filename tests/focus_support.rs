@@ -67,22 +67,28 @@ impl Report {
     }
 }
 
-pub fn answers_in(path: &Path) -> usize {
+/// The answers of a script: blocks separated by a blank line.
+fn answers_of(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap()
         .split("\n\n")
         .filter(|a| !a.trim().is_empty())
-        .count()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The methodology the concept's interviews use.
+fn methodology_of(concept: &str) -> interviewer::config::Methodology {
+    let dir = common::config();
+    let concept = dir.concept(concept).unwrap();
+    dir.methodology(&concept.methodology, &interviewer::signals::Catalog)
+        .unwrap()
 }
 
 /// Terminal node types of the concept's methodology.
 pub fn terminal_types(concept: &str) -> BTreeSet<String> {
-    let dir = common::config();
-    let concept = dir.concept(concept).unwrap();
-    let m = dir
-        .methodology(&concept.methodology, &interviewer::signals::Catalog)
-        .unwrap();
-    m.ontology
+    methodology_of(concept)
+        .ontology
         .nodes
         .iter()
         .filter(|n| n.terminal)
@@ -112,15 +118,13 @@ pub fn interview(db: &Path, concept: &str, answers: &Path, extra: &[&str]) -> Ve
 pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Report {
     let terminal = terminal_types(concept);
     let topical = topic_strategies(concept);
-    let said: Vec<String> = std::fs::read_to_string(answers)
-        .unwrap()
-        .split("\n\n")
-        .filter(|a| !a.trim().is_empty())
-        .map(str::to_lowercase)
+    let said: Vec<String> = answers_of(answers)
+        .iter()
+        .map(|a| a.to_lowercase())
         .collect();
     let mut report = Report {
         name: name.to_owned(),
-        answers: answers_in(answers),
+        answers: said.len(),
         turns: turns.len(),
         ..Report::default()
     };
@@ -212,12 +216,8 @@ pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Re
 
 /// Strategies of the concept's methodology that widen the interview on its topic (no focus).
 fn topic_strategies(concept: &str) -> BTreeSet<String> {
-    let dir = common::config();
-    let concept = dir.concept(concept).unwrap();
-    let m = dir
-        .methodology(&concept.methodology, &interviewer::signals::Catalog)
-        .unwrap();
-    m.strategies
+    methodology_of(concept)
+        .strategies
         .iter()
         .filter(|s| s.focus_mode == interviewer::config::FocusMode::Topic)
         .map(|s| s.name.clone())

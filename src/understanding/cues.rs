@@ -223,12 +223,12 @@ impl Cue {
             .take(VALUED_WORDS)
             .map(|w| w.norm.as_str())
             .collect();
-        let valued = after
-            .first()
-            .is_some_and(|w| matches!(*w, "matters" | "matter" | "mattered" | "means" | "meant"))
-            && after
-                .windows(2)
-                .any(|p| p == ["to", "me"] || p == ["to", "us"]);
+        let valued = after.first().is_some_and(|w| {
+            let lemma = srl::verb_lemma(w);
+            lexicon::is_value_verb(&lemma) || lemma == "mean"
+        }) && after
+            .windows(2)
+            .any(|p| p == ["to", "me"] || p == ["to", "us"]);
         let last = words.last().map_or(0, |w| w.sentence);
         let clause: Vec<&TaggedWord> = lead.iter().chain(&inside).copied().collect();
         let tense = clause_tense(&clause, lead.len());

@@ -165,14 +165,13 @@ fn raised_by(turn: u32, answer: &str, ports: &Ports<'_>) -> Option<String> {
         .live_nodes()
         .filter(|n| n.turn == turn)
         .filter_map(|n| {
-            let quote = quoted_in(answer, &n.label).or_else(|| {
+            let (at, quote) = quoted_at(answer, &n.label).or_else(|| {
                 let words = n.source_quote.split_whitespace().count();
                 (1..=MAX_ECHO_WORDS)
                     .contains(&words)
-                    .then(|| quoted_in(answer, &n.source_quote))
+                    .then(|| quoted_at(answer, &n.source_quote))
                     .flatten()
             })?;
-            let at = answer.to_lowercase().find(&quote.to_lowercase())?;
             let level = levels.node_type(&n.node_type).map_or(u32::MAX, |t| t.level);
             Some(((level, at), quote))
         })
@@ -186,6 +185,11 @@ const MAX_ECHO_WORDS: usize = 6;
 /// `label` as it is written in `answer` (matched without regard to case, on word boundaries),
 /// or `None` when the answer does not contain it.
 pub(crate) fn quoted_in(answer: &str, label: &str) -> Option<String> {
+    quoted_at(answer, label).map(|(_, quote)| quote)
+}
+
+/// [`quoted_in`] with the byte offset in `answer` where the quote starts.
+fn quoted_at(answer: &str, label: &str) -> Option<(usize, String)> {
     let label = label.trim();
     if label.is_empty() {
         return None;
@@ -217,11 +221,14 @@ pub(crate) fn quoted_in(answer: &str, label: &str) -> Option<String> {
                 .get(..start)
                 .map(str::trim_end)
                 .is_none_or(|b| b.is_empty() || b.ends_with(['.', '!', '?']));
-            return Some(if opens_sentence {
-                lowercase_first_word(quote)
-            } else {
-                quote.to_owned()
-            });
+            return Some((
+                start,
+                if opens_sentence {
+                    lowercase_first_word(quote)
+                } else {
+                    quote.to_owned()
+                },
+            ));
         }
         from = start + 1;
     }

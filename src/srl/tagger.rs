@@ -199,6 +199,14 @@ impl Ctx<'_> {
                 Tag::Adj
             }
             "'s" | "'d" => Tag::Aux,
+            // "they just last", "it'll last for ages": the verb, after a subject or a modal.
+            "last"
+                if self.verb_slot()
+                    && !lexicon::is_aux(self.next_norm())
+                    && lexicon::verb(self.next_norm()).is_none() =>
+            {
+                Tag::Verb
+            }
             // "I did right by those kids": "do" is the verb, "right" says how.
             "right" | "wrong"
                 if self.next_norm() == "by"
@@ -424,6 +432,18 @@ mod tests {
         assert_eq!(tags("the charging station"), [Det, Noun, Noun]);
         assert_eq!(tags("it froths well"), [Pron, Verb, Adv]);
         assert_eq!(tags("I don't like it"), [Pron, Aux, Neg, Verb, Pron]);
+        // An "-ing" word closing its clause after a thing heads a compound; after a time or
+        // a person it is a participle.
+        assert_eq!(
+            tags("I need the noise cancelling."),
+            [Pron, Verb, Det, Noun, Noun, Punct]
+        );
+        assert_eq!(
+            tags("I spent hours googling."),
+            [Pron, Verb, Noun, Verb, Punct]
+        );
+        assert_eq!(tags("they just last."), [Pron, Adv, Verb, Punct]);
+        assert_eq!(tags("the last time"), [Det, Det, Noun]);
     }
 
     #[test]

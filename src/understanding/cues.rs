@@ -400,6 +400,17 @@ pub(super) fn candidates(cue: &Cue, has: impl Fn(&str) -> bool) -> Vec<&'static 
     }
 }
 
+/// Verbs whose object is a product the respondent uses, owns or chose.
+const PRODUCT_VERBS: &str = "use uses used using buy buys bought own owns owned pick picks \
+    picked choose chose chosen wear wears wore prefer prefers preferred had";
+
+/// Whether the ontology has a type for the scene a story or a job happens in ("on the 6:50
+/// bus", "at the services"). A means-end chain has none: where the respondent uses the product
+/// is an occasion, not a rung, so a scene phrase there is no concept.
+pub(super) fn has_scene_type(has: impl Fn(&str) -> bool) -> bool {
+    !has("terminal_value")
+}
+
 fn ladder(cue: &Cue) -> Vec<&'static str> {
     // "I usually get the Minor Figures one": the product by its name.
     if cue.made_of == Makeup::Name {
@@ -438,6 +449,11 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     }
     if cue.respondent() && cue.verbal() {
         return vec!["functional_consequence"];
+    }
+    // "I use my over-ear ones", "I had a cheap pair before": what the respondent uses, owns
+    // or chose is a product, whose words are its properties.
+    if cue.actor == Actor::Speaker && !cue.verbal() && cue.opens(PRODUCT_VERBS) {
+        return vec!["attribute"];
     }
     if cue.respondent() {
         // What the respondent gets is no property of the product.

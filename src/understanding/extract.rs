@@ -100,10 +100,11 @@ pub fn extract_offline_in_context(
     let narrated = cues::narrated(&words);
     let mut found = phrases::find(answer, &words, analysis);
     let topic = content_words(context.topic);
+    let scenes = cues::has_scene_type(|t| types.has_type(t));
     let keep: Vec<bool> = found
         .list
         .iter()
-        .map(|p| !within(&p.words, &topic))
+        .map(|p| !within(&p.words, &topic) && (scenes || p.origin != Origin::Setting))
         .collect();
     if keep.iter().all(|k| !k) {
         return Ok(Extraction::default());

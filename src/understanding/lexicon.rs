@@ -23,7 +23,7 @@ const RESULT_VERBS: &str = "get have";
 
 /// Past participles that do not end in "-ed".
 const IRREGULAR_PARTICIPLES: &str = "done made gone seen taken given known paid built sold \
-    brought bought kept sent";
+    brought bought kept sent caught stuck lost left hurt told found held";
 
 /// Verbs that say their subject brings about their object ("X makes Y", "X helps me Y"): a
 /// causal link inside one clause.

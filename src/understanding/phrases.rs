@@ -44,8 +44,10 @@ use super::lexicon;
 /// Where a phrase came from; decides its confidence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Origin {
-    /// The content subject or the scene of a frame.
+    /// The content subject of a frame.
     Subject,
+    /// A time or place phrase before a frame's verb that sets its scene ("on school days").
+    Setting,
     /// A frame's predicate phrase, description or object.
     Predicate,
     /// A noun or adjective phrase outside every frame.
@@ -459,6 +461,31 @@ mod tests {
             assert!(answer.get(p.start..p.end).is_some(), "{p:?}");
             assert!(!p.label.is_empty());
         }
+    }
+
+    #[test]
+    fn a_noun_group_is_kept_whole_and_named_once() {
+        // Seen in a tmux run: "noise" cut from "noise cancelling", both names of the product
+        // run together, and "work" from "on the train to work".
+        let l = labels("At home I don't really need the noise cancelling.");
+        assert!(l.contains(&"noise cancelling".to_owned()), "{l:?}");
+        let l = labels("Mostly I use my over-ear ones, the big Bose ones, on the train to work.");
+        assert!(l.contains(&"over-ear ones".to_owned()), "{l:?}");
+        assert!(
+            !l.iter().any(|x| x == "work" || x.contains("bose")),
+            "{l:?}"
+        );
+    }
+
+    #[test]
+    fn getting_into_a_state_keeps_the_verb_and_how_often_stays_with_what_is_done() {
+        let l = labels(
+            "I charge them once a week and they just last, so I never get caught without music.",
+        );
+        assert_eq!(
+            l,
+            ["charge them once a week", "never get caught without music"]
+        );
     }
 
     #[test]

@@ -218,6 +218,28 @@ fn a_because_points_from_the_lower_level_whatever_the_order() {
 }
 
 #[test]
+fn a_means_end_chain_has_no_scene_and_what_the_respondent_uses_is_a_property() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[("over-ear ones", "functional_consequence")]);
+    let answer = "On the train I use my over-ear ones, because at home the kids are loud.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    let l = labels(&e);
+    // Where the product is used is an occasion, not a rung; what the respondent uses is the
+    // product, whatever the embedding says.
+    assert!(
+        !l.iter().any(|(x, _)| *x == "train" || *x == "home"),
+        "{l:?}"
+    );
+    assert!(l.contains(&("over-ear ones", "attribute")), "{l:?}");
+    // A story keeps its scene.
+    let ci = methodology("critical_incident");
+    let embedder = TableEmbedder::new(&ci, &[]);
+    let story = "At the services the first charger wouldn't take my card.";
+    let e = extract(&ci, &embedder, "", story, &TurnContext::default());
+    assert!(e.concepts.iter().any(|c| c.label == "services"), "{e:?}");
+}
+
+#[test]
 fn the_topic_alone_is_not_a_concept_and_empty_answers_cost_no_embedding() {
     let m = methodology("means_end_chain");
     let embedder = TableEmbedder::new(&m, &[]);

@@ -176,6 +176,27 @@ impl Ctx<'_> {
         }
     }
 
+    /// Nothing of the clause follows the current word: the sentence ends, a clause breaks, or
+    /// a coordinator starts the next one.
+    fn closes_clause(&self) -> bool {
+        let next = self.next_norm();
+        next.is_empty()
+            || self
+                .tokens
+                .get(self.i + 1)
+                .is_some_and(|t| t.shape == Shape::Punct)
+            || matches!(next, "and" | "or" | "but")
+    }
+
+    /// The previous word is a noun of time or a person ("hours", "the kids"), which a
+    /// participle describes ("spent hours googling", "the kids arguing").
+    fn after_time_or_person(&self) -> bool {
+        self.prev().is_some_and(|p| {
+            let n = self.norm_at(p);
+            self.tag_at(p) == Tag::Pron || words::is_time_noun(n) || words::is_person_noun(n)
+        })
+    }
+
     /// At a clause start a verb-capable word is a gerund or noun subject when a verb follows
     /// ("Charging takes ages", "Work is busy"), otherwise a verb.
     pub(super) fn clause_initial(&self, form: Form) -> Tag {
@@ -223,8 +244,14 @@ impl Ctx<'_> {
             .prev()
             .is_some_and(|p| matches!(self.tag_at(p), Tag::Noun | Tag::Pron));
         if self.has_verb && after_object && w.ends_with("ing") && chars > 4 {
-            // "spent hours googling": a gerund after the object.
-            return Tag::Verb;
+            // "spent hours googling": a gerund after the object. Closing its clause after a
+            // noun that is neither a time nor a person, it is the head of a compound instead
+            // ("I don't need the noise cancelling", "we do the meal planning").
+            return if self.closes_clause() && !self.after_time_or_person() {
+                Tag::Noun
+            } else {
+                Tag::Verb
+            };
         }
         let adjectival = [
             "ous", "ful", "less", "ive", "able", "ible", "ic", "ish", "est",

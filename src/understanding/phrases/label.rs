@@ -27,7 +27,10 @@ impl Reader<'_> {
         verb: Range<usize>,
         origin: Origin,
     ) -> Option<Phrase> {
-        let mut parts: Vec<Range<usize>> = parts.to_vec();
+        let mut parts: Vec<Range<usize>> = parts
+            .iter()
+            .map(|r| self.before_apposition(r.clone()))
+            .collect();
         parts.sort_by_key(|r| r.start);
         loop {
             let mut indices: Vec<usize> = parts.iter().flat_map(Clone::clone).collect();
@@ -43,6 +46,43 @@ impl Reader<'_> {
                 return self.finish(&self.trim_dangling(kept), origin);
             }
             parts.pop();
+        }
+    }
+
+    /// `range` without a noun group set after a comma to rename the one before it ("my
+    /// over-ear ones, the big Bose ones"): the label names the thing once.
+    fn before_apposition(&self, range: Range<usize>) -> Range<usize> {
+        let nominal = |i: usize| {
+            self.word(i).is_some_and(|w| {
+                matches!(
+                    w.class,
+                    WordClass::Determiner
+                        | WordClass::Adjective
+                        | WordClass::Noun
+                        | WordClass::Number
+                )
+            })
+        };
+        let noun = |r: Range<usize>| {
+            r.clone().all(nominal)
+                && r.into_iter()
+                    .any(|i| self.word(i).is_some_and(|w| w.class == WordClass::Noun))
+        };
+        let comma = range
+            .clone()
+            .find(|&i| self.word(i).is_some_and(|w| w.norm == ","));
+        match comma {
+            Some(c)
+                if c > range.start
+                    && self
+                        .word(c + 1)
+                        .is_some_and(|w| w.class == WordClass::Determiner)
+                    && noun(range.start..c)
+                    && noun(c + 1..range.end) =>
+            {
+                range.start..c
+            }
+            _ => range,
         }
     }
 

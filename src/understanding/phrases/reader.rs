@@ -438,7 +438,7 @@ impl Reader<'_> {
         if !has_noun {
             return None;
         }
-        self.phrase(&[range], 0..0, Origin::Subject)
+        self.phrase(&[range], 0..0, Origin::Setting)
     }
 
     /// The predicate extended over degree words right after it ("waste less", "froths
@@ -477,6 +477,8 @@ impl Reader<'_> {
             let wanted = match role {
                 ArgRole::Arg1 | ArgRole::Arg2 | ArgRole::Mnr | ArgRole::Dir | ArgRole::Loc => true,
                 ArgRole::Prp | ArgRole::Tmp if starts_with("for") => true,
+                // How often is part of what is done ("charge them once a week").
+                ArgRole::Tmp if starts_with("once") || starts_with("twice") => true,
                 ArgRole::Tmp => {
                     (range.start == from || i > 0) && (starts_with("the") || starts_with("every"))
                 }
@@ -678,7 +680,20 @@ impl Reader<'_> {
             .checked_sub(1)
             .and_then(|p| self.word(p))
             .is_some_and(|p| matches!(p.norm.as_str(), "like" | "than" | "unlike" | "as"));
-        if standard {
+        // "on the train to work", "when I'm at home": a bare noun after a preposition of
+        // place or direction says where, and is no concept of its own.
+        let whereabouts = first == last
+            && self
+                .word(first)
+                .is_some_and(|w| w.class == WordClass::Noun && !w.name)
+            && first
+                .checked_sub(1)
+                .and_then(|p| self.word(p))
+                .is_some_and(|p| {
+                    p.class == WordClass::Preposition
+                        && matches!(p.norm.as_str(), "to" | "at" | "in" | "on" | "by" | "from")
+                });
+        if standard || whereabouts {
             return;
         }
         let run = std::iter::once(first..last + 1).collect::<Vec<_>>();

@@ -444,6 +444,11 @@ mod tests {
         );
         assert_eq!(tags("they just last."), [Pron, Adv, Verb, Punct]);
         assert_eq!(tags("the last time"), [Det, Det, Noun]);
+        // A stranded preposition, then the main clause's verb.
+        assert_eq!(
+            tags("one less thing to worry about keeps me calm"),
+            [Pron, Det, Noun, Inf, Verb, Prep, Verb, Pron, Adj]
+        );
     }
 
     #[test]

@@ -146,10 +146,10 @@ pub(super) fn is_time_noun(word: &str) -> bool {
 
 const PERSON_NOUN: &str = "\
     me us them him her you kids kid children child family wife husband partner son daughter \
-    friend friends team colleague colleagues mum mom dad parents boss manager customer \
-    customers people everyone baby girlfriend boyfriend flatmate roommate coworkers coworker \
-    guy guys bloke man woman lady girl boy sister brother nan grandma grandad grandchildren \
-    niece nephew aunt uncle cousin";
+    parent mother father friend friends team colleague colleagues mum mom dad parents boss \
+    manager customer customers people everyone baby girlfriend boyfriend flatmate roommate \
+    coworkers coworker guy guys bloke man woman lady girl boy sister brother nan grandma \
+    grandad grandchildren niece nephew aunt uncle cousin";
 
 /// Nouns for people, used to tell a beneficiary ("for my kids") from other "for" phrases.
 pub(super) fn is_person_noun(word: &str) -> bool {

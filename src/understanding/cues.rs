@@ -87,7 +87,9 @@ struct Marks {
 }
 
 impl Marks {
-    fn read(lead: &[&TaggedWord], inside: &[&TaggedWord]) -> Self {
+    /// `people_before`: the answer names someone before the phrase, whom a "them" in it may
+    /// stand for ("charge them once a week" is about the headphones).
+    fn read(lead: &[&TaggedWord], inside: &[&TaggedWord], people_before: bool) -> Self {
         let clause: Vec<&TaggedWord> = lead.iter().chain(inside).copied().collect();
         let progressive = clause.windows(2).any(|pair| match pair {
             [a, b] => {
@@ -111,7 +113,8 @@ impl Marks {
         // After a determiner (a possessive or an article) or a preposition, not a compound
         // ("password manager") or the phrase's subject.
         let person = inside.iter().enumerate().skip(1).any(|(k, w)| {
-            let object = matches!(w.norm.as_str(), "her" | "him" | "them");
+            let object =
+                matches!(w.norm.as_str(), "her" | "him") || (w.norm == "them" && people_before);
             let after = k
                 .checked_sub(1)
                 .and_then(|b| inside.get(b))
@@ -126,6 +129,14 @@ impl Marks {
             person,
         }
     }
+}
+
+/// A word for a person ("my kids", "colleagues", "she") comes before byte `start`.
+fn people_before(words: &[TaggedWord], start: usize) -> bool {
+    words.iter().take_while(|w| w.end <= start).any(|w| {
+        let other = !matches!(w.norm.as_str(), "me" | "us" | "you" | "them");
+        (srl::is_person_word(&w.norm) && other) || matches!(w.norm.as_str(), "he" | "she")
+    })
 }
 
 /// Most of the finite verbs of `words` are past: the respondent is telling what happened.
@@ -247,7 +258,7 @@ impl Cue {
             last_sentence: sentence == last,
             tense,
             narrated,
-            marks: Marks::read(&lead, &inside),
+            marks: Marks::read(&lead, &inside, people_before(words, start)),
         }
     }
 
@@ -417,7 +428,11 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
         return vec!["attribute"];
     }
     // "the kind of person others can count on", "be the kind of teacher they can rely on".
-    let kind_of_someone = cue.has("kind of") && (cue.opens("be being") || cue.says("be being"));
+    // "that's the kind of parent I want to be".
+    let kind_of_someone = cue.has("kind of")
+        && (cue.opens("be being")
+            || cue.says("be being")
+            || cue.says("parent mum dad mother father"));
     if cue.has("kind of person") || kind_of_someone || cue.says("person professional model") {
         return vec!["instrumental_value"];
     }
@@ -444,6 +459,11 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     if cue.marks.person && cue.verbal() && cue.respondent() && cue.tense != Some(Tense::Past) {
         return vec!["psychosocial_consequence"];
     }
+    // "I'd be snappier with the kids": a worse state is what the respondent avoids, not a
+    // way of being they hold to.
+    if cue.state_of_respondent() && !cue.verbal() && cue.negative() && !cue.marks.negated {
+        return vec!["psychosocial_consequence"];
+    }
     if cue.state_of_respondent() && !cue.verbal() {
         return vec!["instrumental_value", "psychosocial_consequence"];
     }
@@ -452,7 +472,15 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     }
     // "I use my over-ear ones", "I had a cheap pair before": what the respondent uses, owns
     // or chose is a product, whose words are its properties.
-    if cue.actor == Actor::Speaker && !cue.verbal() && cue.opens(PRODUCT_VERBS) {
+    // "I don't need the noise cancelling": a wanted thing named with "the" is a feature.
+    let wanted_feature = cue.lead.len() >= 2
+        && cue.lead.last().is_some_and(|w| w == "the")
+        && cue
+            .lead
+            .get(cue.lead.len() - 2)
+            .is_some_and(|w| listed("need needs want wants like likes love loves", w));
+    if cue.actor == Actor::Speaker && !cue.verbal() && (cue.opens(PRODUCT_VERBS) || wanted_feature)
+    {
         return vec!["attribute"];
     }
     if cue.respondent() {

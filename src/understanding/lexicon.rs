@@ -107,7 +107,8 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     disappointed disappointing useless rude cold stuck miss missed lost tired sluggish \
     bloated sick pain anxious nervous rejected confused unclear lonely isolated overwhelmed \
     unfair overpriced extortionate surcharge rip-off ripoff intolerant intolerance bloating \
-    cramps headache headaches nausea";
+    cramps headache headaches nausea snappy snappier snapping grumpy grumpier irritable \
+    impatient short-tempered moody frazzled";
 
 /// Affect words strong enough to move valence by two steps at once.
 const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \

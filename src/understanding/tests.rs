@@ -231,6 +231,13 @@ fn a_means_end_chain_has_no_scene_and_what_the_respondent_uses_is_a_property() {
         "{l:?}"
     );
     assert!(l.contains(&("over-ear ones", "attribute")), "{l:?}");
+    let embedder = TableEmbedder::new(&m, &[("noise cancelling", "functional_consequence")]);
+    let answer = "I don't really need the noise cancelling at home.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert!(
+        labels(&e).contains(&("noise cancelling", "attribute")),
+        "{e:?}"
+    );
     // A story keeps its scene.
     let ci = methodology("critical_incident");
     let embedder = TableEmbedder::new(&ci, &[]);
@@ -283,6 +290,51 @@ fn instrumental_values_take_the_being_form() {
         .expect("an instrumental value");
     assert!(c.label.starts_with("being "), "{c:?}");
     assert!(c.label.contains("patient with my kids"), "{c:?}");
+}
+
+#[test]
+fn ways_of_being_read_as_english_and_a_worse_state_is_a_consequence() {
+    // Seen in a tmux run: "being patient dad" asked back as a question, and "I'd be snappier
+    // with the kids" typed as a value the respondent holds to.
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("patient dad", "instrumental_value"),
+            ("snappier with the kids", "instrumental_value"),
+        ],
+    );
+    let answer = "I'd be snappier with the kids. When I'm calm I'm a much more patient dad.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    let l = labels(&e);
+    assert!(
+        l.contains(&("being a patient dad", "instrumental_value")),
+        "{l:?}"
+    );
+    assert!(
+        l.contains(&("snappier with the kids", "psychosocial_consequence")),
+        "{l:?}"
+    );
+}
+
+#[test]
+fn them_is_a_person_only_where_the_answer_names_people() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[]);
+    // "them" is the headphones: what is done with them is practical.
+    let answer = "With these I charge them once a week.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert_eq!(
+        labels(&e),
+        [("charge them once a week", "functional_consequence")]
+    );
+    // "them" is the kids: how the respondent stands with them is psychosocial.
+    let answer = "My kids are loud, and I'm not snapping at them.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert!(
+        labels(&e).contains(&("not snapping at them", "psychosocial_consequence")),
+        "{e:?}"
+    );
 }
 
 /// One probe: `methodology`, the embedder's `typed` phrase and its type, the `known` concept

@@ -183,7 +183,7 @@ impl TypeIndex {
         let first = label.split_whitespace().next();
         let verbal = first.is_some_and(srl::is_known_verb);
         match prefix {
-            Some(p) if first != Some(p) && !verbal => format!("{p} {label}"),
+            Some(p) if first != Some(p) && !verbal => format!("{p} {}", with_article(label)),
             _ => label.to_owned(),
         }
     }
@@ -234,6 +234,33 @@ impl TypeIndex {
             margin,
         })
     }
+}
+
+/// A label that is one singular noun after its adjectives ("patient dad") with the article
+/// the naming convention dropped, so that "being …" reads as English ("being a patient dad");
+/// anything else as it is ("patient with my kids", "health-conscious").
+fn with_article(label: &str) -> String {
+    let words = srl::tag_words(label);
+    let Some((head, modifiers)) = words.split_last() else {
+        return label.to_owned();
+    };
+    let singular_noun = head.class == WordClass::Noun && !head.norm.ends_with('s');
+    // Read alone, "patient" in "patient dad" tags as a noun: before a word for a person,
+    // any modifier is taken as describing them.
+    let describes = |w: &srl::TaggedWord| {
+        w.class == WordClass::Adjective
+            || (w.class == WordClass::Noun && srl::is_person_word(&head.norm))
+    };
+    let adjectives = !modifiers.is_empty() && modifiers.iter().all(describes);
+    if !(singular_noun && adjectives) {
+        return label.to_owned();
+    }
+    let article = if label.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {label}")
 }
 
 fn score(entry: &TypeEntry, phrase: &[f32]) -> f32 {

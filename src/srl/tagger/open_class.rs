@@ -18,6 +18,14 @@ impl Ctx<'_> {
         let catenative = || words::is_catenative(&lexicon::lemma(self.norm_at(p)));
         match self.tag_at(p) {
             Tag::Prep if form == Form::Ing => Tag::Verb,
+            // "one less thing to worry about | keeps me calmer": after a stranded preposition,
+            // a finite verb with an object pronoun after it starts the main clause.
+            Tag::Prep
+                if form.finite()
+                    && matches!(self.next_norm(), "me" | "us" | "him" | "them" | "you") =>
+            {
+                Tag::Verb
+            }
             Tag::Pron if self.is_subject_at(p) || form == Form::Ing => Tag::Verb,
             // "Running is what keeps me sane": a free relative's verb.
             Tag::Pron if form.finite() && matches!(self.norm_at(p), "what" | "whatever") => {
@@ -244,10 +252,11 @@ impl Ctx<'_> {
             .prev()
             .is_some_and(|p| matches!(self.tag_at(p), Tag::Noun | Tag::Pron));
         if self.has_verb && after_object && w.ends_with("ing") && chars > 4 {
-            // "spent hours googling": a gerund after the object. Closing its clause after a
-            // noun that is neither a time nor a person, it is the head of a compound instead
-            // ("I don't need the noise cancelling", "we do the meal planning").
-            return if self.closes_clause() && !self.after_time_or_person() {
+            // "spent hours googling": a gerund after the object. With no object of its own
+            // after a noun that is neither a time nor a person, it is the head of a compound
+            // instead ("I don't need the noise cancelling at home", "we do the meal planning").
+            let no_object = self.closes_clause() || words::is_preposition(self.next_norm());
+            return if no_object && !self.after_time_or_person() {
                 Tag::Noun
             } else {
                 Tag::Verb

@@ -211,7 +211,7 @@ impl Ctx<'_> {
             "right" | "wrong"
                 if self.next_norm() == "by"
                     && self.prev().is_some_and(|p| {
-                        self.tag_at(p) == Tag::Aux && lexicon::is_do(self.norm_at(p))
+                        lexicon::is_do(self.norm_at(p)) || self.norm_at(p) == "doing"
                     }) =>
             {
                 Tag::Adv

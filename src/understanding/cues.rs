@@ -383,7 +383,8 @@ const STRUGGLES: &str = "took kept nobody stranger broke broken fees charging ha
 const LOSSES: &str = "missed lost cost failed resit contract fined never";
 /// Words of an end in itself.
 const ENDS: &str = "respect respecting achieved achievement accomplishment planet freedom \
-    security happiness community family dignity integrity fulfilment fulfillment legacy";
+    security happiness community family dignity integrity fulfilment fulfillment legacy peace \
+    harmony contentment";
 /// Verbs of using, trying or switching to a solution.
 const HIRING: &str = "use used using tried try switched moved ordered ordering bought went \
     hired grab grabbed instead rather";

@@ -702,6 +702,10 @@ mod tests {
             labels("I never did wrong by them."),
             ["never did wrong by them"]
         );
+        assert_eq!(
+            labels("Knowing I'm doing right by them."),
+            ["doing right by them"]
+        );
     }
 
     #[test]

@@ -315,6 +315,14 @@ fn ways_of_being_read_as_english_and_a_worse_state_is_a_consequence() {
         l.contains(&("snappier with the kids", "psychosocial_consequence")),
         "{l:?}"
     );
+    let e = extract(
+        &m,
+        &embedder,
+        "",
+        "Just peace of mind, really.",
+        &TurnContext::default(),
+    );
+    assert_eq!(labels(&e), [("peace of mind", "terminal_value")]);
 }
 
 #[test]

@@ -12,7 +12,8 @@
 //! The rules, in order: the question speaks to the respondent (`you`, `your`); it does not talk
 //! about the interview itself (`the person`, `the respondent`, `this question`, `I'd like to ask
 //! you`, …); it has no "are you" + bare verb (`Are you tell me`), no word glued from fragments
-//! (`trying-to-expl`), no alternatives left to pick (`used/seen/hear`, `and/or`)
+//! (`trying-to-expl`), no alternatives left to pick (`used/seen/hear`, `and/or`), no final
+//! preposition with nothing to refer back to (`… when he spends quality time with?`)
 //! and is not two questions spliced by a comma (`Are you thinking of oat milk, how does that
 //! change your decision?`); what it quotes, the respondent said or a concept is called (no misspelt
 //! "frogs well" for "froths well"); it shares a content word with what the interview is
@@ -328,6 +329,9 @@ pub fn check_small_model_question(
                 .to_owned(),
         });
     }
+    if let Some(words) = dangling_preposition(&words) {
+        return Err(RelevanceProblem::Broken { words });
+    }
     if let Some(words) = spliced(&lower, &words) {
         return Err(RelevanceProblem::Spliced { words });
     }
@@ -392,6 +396,46 @@ fn takes_up_more_than_the_topic(
         .iter()
         .filter(|w| beyond_topic(w))
         .any(|w| mentioned.iter().any(|m| same_stem(w, m)))
+}
+
+/// Prepositions a question may end on when something earlier is their object.
+const STRANDABLE: &[&str] = &[
+    "with", "to", "for", "about", "at", "of", "on", "in", "from", "into", "by",
+];
+
+/// Words that can be the object a final preposition refers back to ("What are you worried
+/// about?", "Is there anything you'd change it for?").
+const GAP_HOSTS: &[&str] = &[
+    "what",
+    "who",
+    "whom",
+    "which",
+    "whose",
+    "anything",
+    "something",
+    "everything",
+    "nothing",
+    "anyone",
+    "someone",
+    "everyone",
+    "anybody",
+    "somebody",
+    "thing",
+    "things",
+    "one",
+    "ones",
+    "people",
+    "person",
+    "place",
+    "places",
+];
+
+/// The question ends on a preposition that nothing in it can be the object of ("Why is your
+/// relationship better when you spend time with?"): a sentence cut short.
+fn dangling_preposition(words: &[String]) -> Option<String> {
+    let last = words.last()?;
+    let hosted = words.iter().any(|w| GAP_HOSTS.contains(&w.as_str()));
+    (STRANDABLE.contains(&last.as_str()) && !hosted).then(|| format!("{last}?"))
 }
 
 /// The start of a wh-question after a comma (`, how does`) in a question that opens like a
@@ -611,6 +655,11 @@ mod tests {
                 |p| matches!(p, RelevanceProblem::Broken { words } if words == "used/seen"),
             ),
             (
+                "Why do you think a father's relationship with his children is improved when \
+                 he spends quality time with?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "with?"),
+            ),
+            (
                 "Are you asking about oat milk as an alternative to dairy milk in general?",
                 |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "are you asking"),
             ),
@@ -701,6 +750,8 @@ mod tests {
             "You said \"froths really well in my latte\". Why does that matter to you?",
             "Are you open to trying a different latte?",
             "Are you still switching your latte to oat milk?",
+            "What do you mix your oat milk latte with?",
+            "Is there anything about your latte you would change the oat milk for?",
         ] {
             assert_eq!(
                 check_small_model_question(question, ANCHORS),

@@ -308,28 +308,7 @@ pub fn check_small_model_question(
     }) {
         return Err(RelevanceProblem::Broken { words: verb });
     }
-    if let Some(glued) = lower
-        .split_whitespace()
-        .find(|w| w.matches('-').count() >= 2)
-    {
-        return Err(RelevanceProblem::Broken {
-            words: glued.to_owned(),
-        });
-    }
-    // Alternatives left for the reader to pick (`used/seen/hear`): a form, not a sentence.
-    if let Some(slashed) = lower.split_whitespace().find(|w| {
-        w.split('/')
-            .filter(|p| p.chars().any(char::is_alphabetic))
-            .count()
-            >= 2
-    }) {
-        return Err(RelevanceProblem::Broken {
-            words: slashed
-                .trim_matches(|c: char| !c.is_alphanumeric())
-                .to_owned(),
-        });
-    }
-    if let Some(words) = dangling_preposition(&words) {
+    if let Some(words) = broken_form(&lower, &words) {
         return Err(RelevanceProblem::Broken { words });
     }
     if let Some(words) = spliced(&lower, &words) {
@@ -396,6 +375,31 @@ fn takes_up_more_than_the_topic(
         .iter()
         .filter(|w| beyond_topic(w))
         .any(|w| mentioned.iter().any(|m| same_stem(w, m)))
+}
+
+/// A form no sentence has: a word glued from fragments (`trying-to-expl`), alternatives left
+/// for the reader to pick (`used/seen/hear`), or a final preposition with nothing to refer
+/// back to. Returns the words at fault.
+fn broken_form(lower: &str, words: &[String]) -> Option<String> {
+    if let Some(glued) = lower
+        .split_whitespace()
+        .find(|w| w.matches('-').count() >= 2)
+    {
+        return Some(glued.to_owned());
+    }
+    if let Some(slashed) = lower.split_whitespace().find(|w| {
+        w.split('/')
+            .filter(|p| p.chars().any(char::is_alphabetic))
+            .count()
+            >= 2
+    }) {
+        return Some(
+            slashed
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_owned(),
+        );
+    }
+    dangling_preposition(words)
 }
 
 /// Prepositions a question may end on when something earlier is their object.

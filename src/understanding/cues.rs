@@ -474,12 +474,10 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     // "I use my over-ear ones", "I had a cheap pair before": what the respondent uses, owns
     // or chose is a product, whose words are its properties.
     // "I don't need the noise cancelling": a wanted thing named with "the" is a feature.
-    let wanted_feature = cue.lead.len() >= 2
-        && cue.lead.last().is_some_and(|w| w == "the")
-        && cue
-            .lead
-            .get(cue.lead.len() - 2)
-            .is_some_and(|w| listed("need needs want wants like likes love loves", w));
+    let wanted_feature = matches!(
+        cue.lead.as_slice(),
+        [.., verb, the] if the == "the" && listed("need needs want wants like likes love loves", verb)
+    );
     if cue.actor == Actor::Speaker && !cue.verbal() && (cue.opens(PRODUCT_VERBS) || wanted_feature)
     {
         return vec!["attribute"];

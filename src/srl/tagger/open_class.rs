@@ -187,13 +187,16 @@ impl Ctx<'_> {
     /// Nothing of the clause follows the current word: the sentence ends, a clause breaks, or
     /// a coordinator starts the next one.
     fn closes_clause(&self) -> bool {
-        let next = self.next_norm();
-        next.is_empty()
+        self.ends_here() || matches!(self.next_norm(), "and" | "or" | "but")
+    }
+
+    /// The sentence ends or punctuation follows the current word.
+    fn ends_here(&self) -> bool {
+        self.next_norm().is_empty()
             || self
                 .tokens
                 .get(self.i + 1)
                 .is_some_and(|t| t.shape == Shape::Punct)
-            || matches!(next, "and" | "or" | "but")
     }
 
     /// The previous word is a noun of time or a person ("hours", "the kids"), which a
@@ -211,12 +214,7 @@ impl Ctx<'_> {
         let next = self.next_norm();
         let verb_follows =
             lexicon::is_aux(next) || lexicon::verb(next).is_some_and(|r| r.form.finite());
-        let nothing_follows = next.is_empty()
-            || self
-                .tokens
-                .get(self.i + 1)
-                .is_some_and(|t| t.shape == Shape::Punct)
-            || matches!(next, "and" | "or");
+        let nothing_follows = self.ends_here() || matches!(next, "and" | "or");
         if verb_follows || (nothing_follows && form == Form::Base) {
             Tag::Noun
         } else {

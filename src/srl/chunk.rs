@@ -111,6 +111,10 @@ fn contact_relative(doc: &Doc<'_>, i: usize, limit: usize) -> Option<(usize, usi
 pub(super) fn coordinated_np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
     let mut end = np_end(doc, i, limit)?;
     while end < limit && (doc.tag(end) == Tag::Conj || doc.norm(end) == ",") {
+        // "With two kids and a job, it's …": a pronoun after a comma starts the clause.
+        if doc.norm(end) == "," && doc.tag(end + 1) == Tag::Pron {
+            break;
+        }
         match np_end(doc, end + 1, limit) {
             Some(next) => end = next,
             None => break,

@@ -178,6 +178,20 @@ impl Builder<'_, '_> {
             match doc.tag(k) {
                 Tag::Prep => {
                     let end = chunk::np_end(doc, k + 1, to).unwrap_or(k + 1);
+                    // "With two kids and a job, it's …": a coordinated object before a
+                    // comma stays in the prepositional phrase ("behind me and the driver
+                    // started" is two clauses).
+                    let end = match chunk::np_end(doc, end + 1, to) {
+                        Some(next)
+                            if doc.tag(end) == Tag::Conj
+                                && doc.tag(end + 1) != Tag::Pron
+                                && doc.tag(end - 1) != Tag::Pron
+                                && (next >= to || doc.norm(next) == ",") =>
+                        {
+                            next
+                        }
+                        _ => end,
+                    };
                     match subject.as_mut() {
                         Some(s) if s.end == k && doc.tag(s.end - 1) == Tag::Noun => s.end = end,
                         _ => {

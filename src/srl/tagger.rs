@@ -378,6 +378,8 @@ fn closed_class(w: &str, ctx: &Ctx<'_>) -> Option<Tag> {
         Tag::Adj
     } else if matches!(w, "and" | "or" | "but" | "nor") {
         Tag::Conj
+    } else if words::is_number_word(w) {
+        Tag::Num
     } else if words::is_determiner(w) {
         Tag::Det
     } else if words::is_pronoun(w) {

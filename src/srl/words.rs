@@ -47,6 +47,30 @@ const DETERMINER: &str = "\
     either neither another other much many more most few fewer less several such enough half \
     whose last next";
 
+/// Nouns with an adjective's ending ("music", "interest", "vegetable"), which the guess by
+/// suffix would read as adjectives.
+pub(super) fn is_suffix_noun(word: &str) -> bool {
+    listed(
+        "music traffic clinic logic topic topics panic picnic mechanic fabric graphic graphics \
+         rubric arithmetic interest interests guest guests chest forest forests request \
+         requests contest protest olive olives archive detective detectives relative relatives \
+         incentive incentives motive motives radish relish vegetable vegetables cable cables \
+         timetable timetables handful mouthful",
+        word,
+    )
+}
+
+/// Number words from two up ("two kids", "twenty minutes"); "one" is left to the pronoun it
+/// often is ("the big one", "one less thing").
+pub(super) fn is_number_word(word: &str) -> bool {
+    listed(
+        "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen \
+         sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty \
+         ninety hundred thousand million",
+        word,
+    )
+}
+
 /// Determiners and quantifiers; several also stand alone as a noun phrase ("I need more").
 pub(super) fn is_determiner(word: &str) -> bool {
     listed(DETERMINER, word)

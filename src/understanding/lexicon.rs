@@ -199,6 +199,16 @@ const TIME_WORDS: &str = "day days morning mornings evening evenings night night
     hours minute minutes moment now then early late halfway monday tuesday wednesday thursday \
     friday saturday sunday winter winters summer summers autumn quarter";
 
+/// Stages of a life ("when I was younger", "when we were kids"): said after "when", they date
+/// what the respondent tells, as a time would, and are no concept.
+const LIFE_STAGES: &str = "young younger little small kid kids child children teenager \
+    teenagers teen teens student students baby babies boy boys girl girls school uni university \
+    college";
+
+pub(super) fn is_life_stage(word: &str) -> bool {
+    listed(LIFE_STAGES, word)
+}
+
 /// Number words ("twenty", "fifteen"): alone they are an amount, not a concept.
 const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
     thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty \

@@ -166,7 +166,9 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) {
             raised = Some(frame.predicate.end);
         }
-        if lexicon::is_filler_verb(&frame.lemma) && !asks_for_something(frame) {
+        if (lexicon::is_filler_verb(&frame.lemma) && !asks_for_something(frame))
+            || reader.says_nothing(frame)
+        {
             continue;
         }
         let mut read = reader.frame(frame);
@@ -858,5 +860,42 @@ mod tests {
             labels("I just like it.")
         );
         assert!(labels("I think so.").is_empty());
+    }
+
+    #[test]
+    fn a_time_of_life_a_stand_in_do_and_a_busy_life_are_no_concepts() {
+        // Seen in a tmux run of the README's first command: "What does "being younger" give
+        // you?", "do differently" asked back, and `job`, `work` as codes.
+        let l = labels(
+            "Outside of work I listen to music all the time, like when I was younger and went \
+             to gigs.",
+        );
+        assert!(
+            !l.iter().any(|l| l.contains("younger") || l == "work"),
+            "{l:?}"
+        );
+        assert!(l.iter().any(|l| l == "went to gigs"), "{l:?}");
+        let l = labels("If I lost them I'd do it differently, I'd buy a cheaper pair.");
+        assert_eq!(l, ["cheaper pair"]);
+        // "With two kids and a job" is one phrase, not a subject "a job, it".
+        let p = phrases(
+            "With two kids and a job, it's one less thing to worry about, and that keeps me \
+             calmer.",
+        );
+        let l: Vec<&str> = p.list.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(l, ["one less thing to worry about", "keeps me calmer"]);
+        assert_eq!(p.causal.len(), 1);
+        // A time of life only after "when", of the respondent: a state stays a concept.
+        let l = labels("When I was stressed I'd put them on.");
+        assert!(l.iter().any(|l| l.contains("stressed")), "{l:?}");
+    }
+
+    #[test]
+    fn how_long_and_how_much_less_stay_in_the_label() {
+        assert_eq!(
+            labels("I waited six hours in the corridor."),
+            ["waited six hours in the corridor"]
+        );
+        assert_eq!(labels("I have fewer late nights."), ["fewer late nights"]);
     }
 }

@@ -308,7 +308,7 @@ fn ways_of_being_read_as_english_and_a_worse_state_is_a_consequence() {
     let e = extract(&m, &embedder, "", answer, &TurnContext::default());
     let l = labels(&e);
     assert!(
-        l.contains(&("being a patient dad", "instrumental_value")),
+        l.contains(&("being a more patient dad", "instrumental_value")),
         "{l:?}"
     );
     assert!(

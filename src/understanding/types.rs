@@ -250,6 +250,7 @@ fn with_article(label: &str) -> String {
     let describes = |w: &srl::TaggedWord| {
         w.class == WordClass::Adjective
             || (w.class == WordClass::Noun && srl::is_person_word(&head.norm))
+            || matches!(w.norm.as_str(), "more" | "less")
     };
     let adjectives = !modifiers.is_empty() && modifiers.iter().all(describes);
     if !(singular_noun && adjectives) {

@@ -265,7 +265,7 @@ impl Ctx<'_> {
         ]
         .iter()
         .any(|s| w.ends_with(s));
-        if adjectival && chars > 4 {
+        if adjectival && chars > 4 && !words::is_suffix_noun(w) {
             Tag::Adj
         } else {
             Tag::Noun

@@ -221,6 +221,10 @@ impl Reader<'_> {
                 || self.demonstrative_of_partitive(i, &kept)
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
+                || (w.norm == "one"
+                    && self
+                        .word(i + 1)
+                        .is_some_and(|n| matches!(n.norm.as_str(), "less" | "fewer" | "more")))
             {
                 kept.push(i);
             }
@@ -413,7 +417,9 @@ fn keeps(w: &TaggedWord, at_start: bool) -> bool {
                 )
         }
         WordClass::Determiner => {
-            norm == "no" || (!at_start && !matches!(norm, "this" | "that" | "these" | "those"))
+            // "less stress", "fewer late nights": the amount is the point.
+            matches!(norm, "no" | "less" | "fewer" | "more")
+                || (!at_start && !matches!(norm, "this" | "that" | "these" | "those"))
         }
         WordClass::Conjunction | WordClass::Infinitive | WordClass::Preposition => !at_start,
         WordClass::Adverb => !lexicon::is_intensifier(norm) && !lexicon::is_hedge(norm),

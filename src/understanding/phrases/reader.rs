@@ -66,8 +66,7 @@ impl Reader<'_> {
             let main = subject.clone().and_then(|r| self.felt_about(r, affect));
             return FramePhrases::new(None, main, self.setting(frame));
         }
-        let none = 0..0;
-        let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], none.clone(), origin);
+        let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], 0..0, origin);
         let subject_phrase = || subject.clone().and_then(|r| alone(r, Origin::Subject));
         let setting = self.setting(frame);
         if lexicon::is_value_verb(lemma) {
@@ -479,6 +478,15 @@ impl Reader<'_> {
                 ArgRole::Prp | ArgRole::Tmp if starts_with("for") => true,
                 // How often is part of what is done ("charge them once a week").
                 ArgRole::Tmp if starts_with("once") || starts_with("twice") => true,
+                // How long is part of it too ("waited six hours", "lasts twenty hours").
+                ArgRole::Tmp
+                    if range.start == from
+                        && self
+                            .word(range.start)
+                            .is_some_and(|w| w.class == WordClass::Number) =>
+                {
+                    true
+                }
                 ArgRole::Tmp => {
                     (range.start == from || i > 0) && (starts_with("the") || starts_with("every"))
                 }
@@ -609,6 +617,62 @@ impl Reader<'_> {
         FramePhrases::new(subject_phrase, described, None)
     }
 
+    /// A frame with no concept in it: a time of life ("like when I was younger"), or "do"
+    /// standing in for a verb said elsewhere ("I'd do it differently").
+    pub(super) fn says_nothing(&self, frame: &SrlFrame) -> bool {
+        let after = &self.after_verb(frame, &self.range(&frame.predicate));
+        let stand_in = core_object(after).is_some_and(|r| {
+            r.len() == 1
+                && self
+                    .word(r.start)
+                    .is_some_and(|w| matches!(w.norm.as_str(), "it" | "that" | "this"))
+        });
+        match frame.lemma.as_str() {
+            "be" => self.time_of_life(frame, after),
+            "do" => stand_in && !after.iter().any(|(_, r)| self.has_content(r.clone())),
+            _ => false,
+        }
+    }
+
+    /// "when I was younger", "back when we were kids", "when I was at uni": the respondent's
+    /// stage of life after "when" dates the story.
+    fn time_of_life(&self, frame: &SrlFrame, after: &[(ArgRole, Range<usize>)]) -> bool {
+        let Some(subject) = frame
+            .arguments
+            .iter()
+            .find(|a| {
+                a.span.end <= frame.predicate.start
+                    && matches!(a.role, ArgRole::Arg0 | ArgRole::Arg1)
+            })
+            .map(|a| self.range(&a.span))
+        else {
+            return false;
+        };
+        let after_when = subject
+            .start
+            .checked_sub(1)
+            .and_then(|i| self.word(i))
+            .is_some_and(|w| w.norm == "when");
+        let speaker = subject
+            .clone()
+            .filter_map(|i| self.word(i))
+            .all(|w| matches!(w.norm.as_str(), "i" | "we"))
+            && !subject.is_empty();
+        let mut content = after
+            .iter()
+            .flat_map(|(_, r)| r.clone())
+            .filter_map(|i| self.word(i))
+            .filter(|w| {
+                matches!(
+                    w.class,
+                    WordClass::Noun | WordClass::Adjective | WordClass::Verb
+                )
+            })
+            .peekable();
+        let stage = content.peek().is_some() && content.all(|w| lexicon::is_life_stage(&w.norm));
+        after_when && speaker && stage
+    }
+
     fn is_infinitive(&self, range: &Range<usize>) -> bool {
         self.word(range.start).is_some_and(|w| {
             w.class == WordClass::Infinitive || (w.norm == "to" && range.len() > 1)
@@ -671,6 +735,13 @@ impl Reader<'_> {
         w.class == WordClass::Preposition && !w.clause_break && next_nominal
     }
 
+    /// The preposition at `i` follows "outside" or "out" ("outside of work").
+    fn after_outside(&self, i: usize) -> bool {
+        i.checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| matches!(w.norm.as_str(), "outside" | "out"))
+    }
+
     fn flush(&self, run: &mut Vec<usize>, out: &mut Vec<Phrase>) {
         let (Some(&first), Some(&last)) = (run.first(), run.last()) else {
             return;
@@ -691,7 +762,8 @@ impl Reader<'_> {
                 .and_then(|p| self.word(p))
                 .is_some_and(|p| {
                     p.class == WordClass::Preposition
-                        && matches!(p.norm.as_str(), "to" | "at" | "in" | "on" | "by" | "from")
+                        && (matches!(p.norm.as_str(), "to" | "at" | "in" | "on" | "by" | "from")
+                            || (p.norm == "of" && self.after_outside(first - 1)))
                 });
         if standard || whereabouts {
             return;

@@ -58,9 +58,17 @@ pub(super) struct Cue {
     last_sentence: bool,
     /// The tense of the phrase's clause, when a verb marks one.
     tense: Option<Tense>,
+    telling: Telling,
+    marks: Marks,
+}
+
+/// How the whole answer tells what it tells.
+#[derive(Debug, Clone, Copy)]
+struct Telling {
     /// Most of the answer's finite verbs are past: a story is being told.
     narrated: bool,
-    marks: Marks,
+    /// The question asked why something happened ("Why do you think that happened?").
+    asked_why: bool,
 }
 
 /// What a phrase is made of.
@@ -139,6 +147,25 @@ fn people_before(words: &[TaggedWord], start: usize) -> bool {
     })
 }
 
+/// Questions that ask why something happened: what the respondent answers is their account
+/// of the cause ("Why do you think the wrong strength got through?").
+const WHY_IT_HAPPENED: [&str; 8] = [
+    "why do you think",
+    "why did",
+    "why was",
+    "why were",
+    "how come",
+    "what caused",
+    "what went wrong",
+    "whose fault",
+];
+
+/// Whether `question` asks why something happened.
+pub(super) fn asks_why_it_happened(question: &str) -> bool {
+    let q = question.to_lowercase();
+    WHY_IT_HAPPENED.iter().any(|cue| q.contains(cue))
+}
+
 /// Most of the finite verbs of `words` are past: the respondent is telling what happened.
 /// Read once per answer and given to every [`Cue::read`] of it.
 pub(super) fn narrated(words: &[TaggedWord]) -> bool {
@@ -161,6 +188,13 @@ const LEAD_WORDS: usize = 8;
 const VALUED_WORDS: usize = 5;
 
 impl Cue {
+    /// The same cue, read as part of an answer to a question that asked why something
+    /// happened.
+    pub(super) fn answering_why(mut self, asked: bool) -> Self {
+        self.telling.asked_why = asked;
+        self
+    }
+
     /// The cue of the phrase quoted by bytes `start..end` of the answer `words` were tagged
     /// from; `narrated` is [`narrated`] of the whole answer.
     pub(super) fn read(words: &[TaggedWord], narrated: bool, start: usize, end: usize) -> Self {
@@ -257,7 +291,10 @@ impl Cue {
             actor,
             last_sentence: sentence == last,
             tense,
-            narrated,
+            telling: Telling {
+                narrated,
+                asked_why: false,
+            },
             marks: Marks::read(&lead, &inside, people_before(words, start)),
         }
     }
@@ -522,12 +559,16 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
     // In a story told in the past, the present speaks of how things are since ("I check every
     // box now") or of how things are in general, which explains what happened ("the app
     // doesn't print them", "people leave their bottles on the mats").
-    if cue.narrated && cue.tense == Some(Tense::Present) {
+    if cue.telling.narrated && cue.tense == Some(Tense::Present) {
         return if cue.actor == Actor::Speaker {
             vec!["outcome"]
         } else {
             vec!["attribution"]
         };
+    }
+    // "Why do you think …?": what the respondent then tells, of anyone, is why it happened.
+    if cue.telling.asked_why {
+        return vec!["attribution"];
     }
     match cue.actor {
         Actor::Speaker => vec!["action_taken"],
@@ -876,5 +917,32 @@ mod tests {
             ],
         );
         check("repertory_grid", &[("Honestly.", "Honestly", Nothing)]);
+    }
+
+    #[test]
+    fn an_answer_to_why_it_happened_is_an_attribution() {
+        let answer = "Partly me, I didn't look before I jumped. But people leave their bottles \
+                      on the mats. I always climb down now. They should have staff on the floor.";
+        let m = crate::config::shipped_methodology("critical_incident");
+        let words = srl::tag_words(answer);
+        let read = |phrase: &str, asked: bool| {
+            let start = answer.find(phrase).unwrap();
+            let cue = Cue::read(&words, narrated(&words), start, start + phrase.len())
+                .answering_why(asked);
+            candidates(&cue, |t| m.node_type(t).is_some())
+        };
+        assert!(asks_why_it_happened(
+            "Why do you think you landed on the bottle?"
+        ));
+        assert!(!asks_why_it_happened("What happened next?"));
+        for phrase in [
+            "didn't look before I jumped",
+            "leave their bottles on the mats",
+        ] {
+            assert_eq!(read(phrase, true), ["attribution"], "{phrase}");
+        }
+        // Unasked, the respondent's own step is an action; asked or not, a lesson stays one.
+        assert_eq!(read("didn't look before I jumped", false), ["action_taken"]);
+        assert_eq!(read("should have staff on the floor", true), ["lesson"]);
     }
 }

@@ -98,6 +98,7 @@ pub fn extract_offline_in_context(
     };
     let words = srl::tag_words(answer);
     let narrated = cues::narrated(&words);
+    let asked_why = cues::asks_why_it_happened(input.question);
     let mut found = phrases::find(answer, &words, analysis);
     let topic = content_words(context.topic);
     let scenes = cues::has_scene_type(|t| types.has_type(t));
@@ -131,7 +132,7 @@ pub fn extract_offline_in_context(
                 vec![PROPERTY_TYPE]
             } else {
                 cues::candidates(
-                    &Cue::read(&words, narrated, phrase.start, phrase.end),
+                    &Cue::read(&words, narrated, phrase.start, phrase.end).answering_why(asked_why),
                     |t| types.has_type(t),
                 )
                 .into_iter()

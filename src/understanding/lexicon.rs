@@ -95,7 +95,7 @@ const NEGATORS: &str = "not no never without less fewer nothing hardly avoid sto
 /// Positive affect.
 const POSITIVE: &str = "like likes liked love loves loved enjoy enjoys enjoyed good great \
     better best nice lovely tasty delicious creamy smooth happy glad pleased treat treated \
-    patient calm relaxed relieved helpful easy easier reliable fresh healthy healthier \
+    patient calm relaxed relieved relief helpful easy easier reliable fresh healthy healthier \
     comfortable convenient perfect excellent fantastic amazing wonderful brilliant fun \
     proud confident safe secure satisfied well care cares cared benefit worth";
 
@@ -219,11 +219,12 @@ const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten ele
 const NEGATIVE_AFFECT_VERBS: &str = "annoy bother irritate frustrate nag bug worry stress \
     upset anger scare frighten depress disappoint drive";
 const POSITIVE_AFFECT_VERBS: &str = "please delight excite thrill cheer reassure comfort \
-    calm relax";
+    calm relax relieve";
 
 /// Fixed phrases of talk that carry no content ("to be honest", "to be fair").
-pub(super) const FILLER_PHRASES: [&str; 6] = [
+pub(super) const FILLER_PHRASES: [&str; 7] = [
     "to be honest",
+    "step by step",
     "to be fair",
     "if i am honest",
     "if i 'm honest",

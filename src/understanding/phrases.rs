@@ -898,4 +898,35 @@ mod tests {
         );
         assert_eq!(labels("I have fewer late nights."), ["fewer late nights"]);
     }
+
+    #[test]
+    fn a_story_of_a_blocked_charger_reads_step_by_step() {
+        // Seen in a tmux run of a critical incident interview: "pulled into a services" lost,
+        // "I was annoyed" lost, "not do" asked back, "step by step" a concept.
+        let l = labels(
+            "Last February I was driving up to see my sister and pulled into a services near \
+             Sheffield.",
+        );
+        assert!(
+            l.iter()
+                .any(|l| l == "pulled into a services near sheffield"),
+            "{l:?}"
+        );
+        let l = labels(
+            "Step by step: I waited in the car, then he turned up. I was annoyed but also \
+             relieved. After twenty minutes on hold they said they couldn't do anything.",
+        );
+        assert_eq!(l, ["waited in the car", "turned up", "annoyed", "relieved"]);
+        // Not a feeling: "hadn't bothered" is not making the effort.
+        assert_eq!(labels("I hadn't bothered."), ["not bothered"]);
+        // A subject shared across "but" stays with its own verb.
+        let l = labels(
+            "Apparently the comparison site had taken the money but never passed the booking on.",
+        );
+        assert!(
+            l.iter().any(|l| l == "comparison site taken the money")
+                && l.iter().any(|l| l == "never passed the booking"),
+            "{l:?}"
+        );
+    }
 }

@@ -246,6 +246,15 @@ impl Ctx<'_> {
         if after_be_or_have && (w.ends_with("ing") || w.ends_with("ed")) && chars > 4 {
             return Tag::Verb;
         }
+        // "… and pulled into a services", "annoyed but also relieved": a past form after a
+        // conjunction continues the verbs before it.
+        let after_conjunction = self
+            .prev_skipping(|t| matches!(t, Tag::Adv | Tag::Neg))
+            .is_some_and(|p| self.tag_at(p) == Tag::Conj);
+        let verb_before = (self.sentence.start..self.i).any(|k| self.tag_at(k) == Tag::Verb);
+        if after_conjunction && verb_before && w.ends_with("ed") && chars > 4 {
+            return Tag::Verb;
+        }
         let after_object = self
             .prev()
             .is_some_and(|p| matches!(self.tag_at(p), Tag::Noun | Tag::Pron));

@@ -59,12 +59,9 @@ impl Reader<'_> {
         let subject = self.subject(frame);
         let after = self.after_verb(frame, &predicate);
         let lemma = frame.lemma.as_str();
-        let affect = lexicon::affect_verb(lemma);
         let felt_by_speaker = self.speaker_first(&after);
-        if affect != 0 && felt_by_speaker {
-            // "The price annoys me": the feeling is the stance on its subject, not a concept.
-            let main = subject.clone().and_then(|r| self.felt_about(r, affect));
-            return FramePhrases::new(None, main, self.setting(frame));
+        if let Some(felt) = self.feeling(frame, subject.clone(), &predicate, &after) {
+            return felt;
         }
         let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], 0..0, origin);
         let subject_phrase = || subject.clone().and_then(|r| alone(r, Origin::Subject));
@@ -144,7 +141,10 @@ impl Reader<'_> {
             .and_then(|r| self.word(r.start))
             .is_some_and(|w| w.norm.ends_with("ing"));
         let separate = lexicon::is_content_causative(lemma) && !aspectual;
-        if let Some(s) = subject.clone().filter(|_| !separate) {
+        if let Some(s) = subject
+            .clone()
+            .filter(|s| !separate && !self.shared(s, &predicate))
+        {
             parts.push(s);
         }
         if frame.negated {
@@ -200,6 +200,82 @@ impl Reader<'_> {
     }
 
     /// The first argument after the verb is the respondent ("annoys me", "puts us in …").
+    /// A verb of feeling: "the price annoys me" is the stance on its subject, not a concept;
+    /// "I was annoyed", "relieved" (a participle with no object) is the feeling itself.
+    fn feeling(
+        &self,
+        frame: &SrlFrame,
+        subject: Option<Range<usize>>,
+        predicate: &Range<usize>,
+        after: &[(ArgRole, Range<usize>)],
+    ) -> Option<FramePhrases> {
+        let affect = lexicon::affect_verb(&frame.lemma);
+        if affect == 0 {
+            return None;
+        }
+        if self.speaker_first(after) {
+            let main = subject.and_then(|r| self.felt_about(r, affect));
+            return Some(FramePhrases::new(None, main, self.setting(frame)));
+        }
+        // After "was" or a conjunction ("annoyed but also relieved"); "I hadn't bothered" is
+        // no feeling.
+        let before = (0..predicate.start).rev().find_map(|i| {
+            self.word(i)
+                .filter(|w| !matches!(w.class, WordClass::Adverb | WordClass::Negation))
+        });
+        let passive = before.is_some_and(|b| {
+            b.class == WordClass::Conjunction
+                || matches!(
+                    b.norm.as_str(),
+                    "was"
+                        | "were"
+                        | "am"
+                        | "'m"
+                        | "is"
+                        | "'s"
+                        | "are"
+                        | "'re"
+                        | "be"
+                        | "been"
+                        | "felt"
+                        | "feel"
+                        | "got"
+                        | "get"
+                )
+        });
+        let w = self
+            .word(predicate.start)
+            .filter(|w| predicate.len() == 1 && w.norm.ends_with("ed") && passive)
+            .filter(|_| core_object(after).is_none())?;
+        // A lone verb is otherwise no concept, so the phrase is made here.
+        let felt = Phrase {
+            label: w.norm.clone(),
+            start: w.start,
+            end: w.end,
+            origin: Origin::Predicate,
+            shape: super::Shape::Nominal,
+            words: vec![w.norm.clone()],
+            affect: 0,
+            of_product: false,
+        };
+        Some(FramePhrases::new(None, Some(felt), self.setting(frame)))
+    }
+
+    /// The subject is another verb's, shared across a conjunction ("the site had taken the
+    /// money but never passed the booking on"): the phrase would span the other clause.
+    fn shared(&self, subject: &Range<usize>, predicate: &Range<usize>) -> bool {
+        let between = subject.end..predicate.start;
+        let joined = between
+            .clone()
+            .filter_map(|i| self.word(i))
+            .any(|w| w.class == WordClass::Conjunction || w.clause_break);
+        joined
+            && self
+                .predicates
+                .iter()
+                .any(|p| p.start >= between.start && p.end <= between.end)
+    }
+
     fn speaker_first(&self, after: &[(ArgRole, Range<usize>)]) -> bool {
         after.first().is_some_and(|(_, r)| {
             r.clone()
@@ -623,9 +699,12 @@ impl Reader<'_> {
         let after = &self.after_verb(frame, &self.range(&frame.predicate));
         let stand_in = core_object(after).is_some_and(|r| {
             r.len() == 1
-                && self
-                    .word(r.start)
-                    .is_some_and(|w| matches!(w.norm.as_str(), "it" | "that" | "this"))
+                && self.word(r.start).is_some_and(|w| {
+                    matches!(
+                        w.norm.as_str(),
+                        "it" | "that" | "this" | "anything" | "nothing" | "something"
+                    )
+                })
         });
         match frame.lemma.as_str() {
             "be" => self.time_of_life(frame, after),

@@ -323,6 +323,13 @@ fn guess_lemma(word: &str) -> String {
     }
     for suffix in ["ing", "ed"] {
         if let Some(stem) = word.strip_suffix(suffix).filter(|s| s.chars().count() >= 3) {
+            // "panicking", "mimicked": the "k" only keeps the "c" hard.
+            if let Some(hard) = stem
+                .strip_suffix('k')
+                .filter(|s| matches!(*s, "panic" | "mimic" | "traffic" | "picnic" | "frolic"))
+            {
+                return hard.to_string();
+            }
             if let Some(single) = undouble(stem) {
                 return single.to_string();
             }

@@ -265,7 +265,13 @@ impl Ctx<'_> {
         let clause_follows = words::is_subject_capable(next)
             || lexicon::is_aux(next)
             || lexicon::verb(next).is_some_and(|r| r.form.finite());
+        // "the problem is that the app said …": no determiner comes before another one.
+        let before_determiner = matches!(
+            next,
+            "the" | "a" | "an" | "my" | "your" | "our" | "their" | "his" | "her" | "its"
+        );
         if complementiser
+            || before_determiner
             || (clause_follows && matches!(prev_tag, Some(Tag::Noun | Tag::Pron | Tag::Verb)))
         {
             Tag::Sconj

@@ -410,7 +410,7 @@ const FEELINGS: &str = "proud guilty confident anxious stressed relaxed calm cal
     embarrassed happy happier sad lonely invisible panicked panic furious angry livid shocked \
     stunned relieved scared terrified confused frustrated gutted sank blank maddening \
     nervous worried worry worrying jittery ashamed awkward presentable difficult sane insane \
-    connected isolated";
+    connected isolated annoyed irritated panicking upset";
 /// Verbs that open a feeling ("feel proud", "felt invisible").
 const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.

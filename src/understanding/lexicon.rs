@@ -217,7 +217,7 @@ const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten ele
 /// Verbs of feeling whose object is the one who feels ("the price annoys me", "it nags at
 /// me"): their subject is what the feeling is about, and the verb only sets its stance.
 const NEGATIVE_AFFECT_VERBS: &str = "annoy bother irritate frustrate nag bug worry stress \
-    upset anger scare frighten depress disappoint drive";
+    upset anger scare frighten depress disappoint drive panic";
 const POSITIVE_AFFECT_VERBS: &str = "please delight excite thrill cheer reassure comfort \
     calm relax relieve";
 

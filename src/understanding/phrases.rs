@@ -929,4 +929,19 @@ mod tests {
             "{l:?}"
         );
     }
+
+    #[test]
+    fn a_panic_a_report_and_a_limit_are_read_whole() {
+        // The same tmux run: "I was panicking a bit" gave nothing, "the app said the
+        // charger" was cut mid-clause, "twenty percent" lost its verb.
+        assert_eq!(labels("Honestly I was panicking a bit."), ["panicking"]);
+        let l = labels("The main problem is that the app said the charger was available.");
+        assert!(!l.iter().any(|l| l.contains("said")), "{l:?}");
+        assert!(l.iter().any(|l| l.contains("available")), "{l:?}");
+        let l = labels("I never let it get below twenty percent on a long trip.");
+        assert!(
+            l.iter().any(|l| l.starts_with("get below twenty percent")),
+            "{l:?}"
+        );
+    }
 }

@@ -114,8 +114,7 @@ impl Reader<'_> {
             .or_else(|| after.first().map(|(_, r)| r.clone()))
             .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()));
         let result = lexicon::is_result_verb(lemma) && self.ends_in_participle(object.as_ref());
-        // "got to the airport": a light verb of motion keeps its direction.
-        let motion = after.first().is_some_and(|(role, _)| *role == ArgRole::Dir);
+        let motion = moves(lemma, &after);
         if lexicon::is_light_verb(lemma) && !result && !motion {
             if let Some(object) = content_object {
                 let mut main = alone(object, Origin::Predicate);
@@ -243,10 +242,16 @@ impl Reader<'_> {
                         | "get"
                 )
         });
+        // "I was panicking a bit": a degree is no object.
+        let no_object =
+            core_object(after).is_none_or(|r| r.clone().all(|i| self.is_quantity_hedge(i)));
         let w = self
             .word(predicate.start)
-            .filter(|w| predicate.len() == 1 && w.norm.ends_with("ed") && passive)
-            .filter(|_| core_object(after).is_none())?;
+            .filter(|w| {
+                let form = w.norm.ends_with("ed") || w.norm.ends_with("ing");
+                predicate.len() == 1 && form && passive
+            })
+            .filter(|_| no_object)?;
         // A lone verb is otherwise no concept, so the phrase is made here.
         let felt = Phrase {
             label: w.norm.clone(),
@@ -865,6 +870,14 @@ fn of_product(frame: &SrlFrame) -> bool {
                 "it" | "they" | "this" | "these"
             )
     })
+}
+
+/// "got to the airport", "let it get below twenty percent": a light verb of motion keeps its
+/// direction.
+fn moves(lemma: &str, after: &[(ArgRole, Range<usize>)]) -> bool {
+    after
+        .first()
+        .is_some_and(|(role, _)| *role == ArgRole::Dir || (*role == ArgRole::Loc && lemma == "get"))
 }
 
 /// The first object or description after the verb.

@@ -102,7 +102,7 @@ const POSITIVE: &str = "like likes liked love loves loved enjoy enjoys enjoyed g
 /// Negative affect.
 const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoyed \
     frustrating frustrated expensive pricey guilty waste wasted wasteful watery bland bitter \
-    late stranded panicked panic broken failed fail fails worried worry stressed stress \
+    late stranded panicked panic panicking broken failed fail fails worried worry stressed stress \
     hassle problem problems difficult hard slow awful terrible horrible angry upset \
     disappointed disappointing useless rude cold stuck miss missed lost tired sluggish \
     bloated sick pain anxious nervous rejected confused unclear lonely isolated overwhelmed \

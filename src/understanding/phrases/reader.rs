@@ -198,7 +198,6 @@ impl Reader<'_> {
         after
     }
 
-    /// The first argument after the verb is the respondent ("annoys me", "puts us in …").
     /// A verb of feeling: "the price annoys me" is the stance on its subject, not a concept;
     /// "I was annoyed", "relieved" (a participle with no object) is the feeling itself.
     fn feeling(
@@ -281,6 +280,7 @@ impl Reader<'_> {
                 .any(|p| p.start >= between.start && p.end <= between.end)
     }
 
+    /// The first argument after the verb is the respondent ("annoys me", "puts us in …").
     fn speaker_first(&self, after: &[(ArgRole, Range<usize>)]) -> bool {
         after.first().is_some_and(|(_, r)| {
             r.clone()

@@ -10,7 +10,8 @@
 //!   phrase a practical consequence;
 //! - critical incidents: "should", "next time" a lesson; a feeling a reaction; a reason the
 //!   respondent gives about others ("because the app hadn't updated") an attribution, about
-//!   themselves the context; a loss or "in the end" an outcome; the respondent's own verb an
+//!   themselves the context; a loss or "in the end" an outcome; in an answer to "Why do you
+//!   think that happened?", anything else an attribution; the respondent's own verb an
 //!   action, another actor's an event;
 //! - jobs to be done: "has to", "something I could" a criterion; a feeling to reach or avoid
 //!   the emotional job, being seen by others the social job; a struggle a pain point; a

@@ -99,6 +99,10 @@ pub fn extract_offline_in_context(
     let words = srl::tag_words(answer);
     let narrated = cues::narrated(&words);
     let asked_why = cues::asks_why_it_happened(input.question);
+    let floor = ladder_floor(input, context);
+    let above_floor = |t: &str| {
+        floor.is_none_or(|f| input.methodology.node_type(t).is_some_and(|n| n.level >= f))
+    };
     let mut found = phrases::find(answer, &words, analysis);
     let topic = content_words(context.topic);
     let scenes = cues::has_scene_type(|t| types.has_type(t));
@@ -127,7 +131,8 @@ pub fn extract_offline_in_context(
             continue;
         }
         let best = vectors.next().and_then(|v| {
-            let property = phrase.of_product && types.has_type(PROPERTY_TYPE);
+            let property =
+                phrase.of_product && types.has_type(PROPERTY_TYPE) && above_floor(PROPERTY_TYPE);
             let cued: Vec<&str> = if property {
                 vec![PROPERTY_TYPE]
             } else {
@@ -136,11 +141,11 @@ pub fn extract_offline_in_context(
                     |t| types.has_type(t),
                 )
                 .into_iter()
-                .filter(|t| types.has_type(t))
+                .filter(|t| types.has_type(t) && above_floor(t))
                 .collect()
             };
             if cued.is_empty() {
-                types.classify_shaped(&v, phrase.shape)
+                types.classify_shaped_among(&v, phrase.shape, above_floor)
             } else {
                 types.classify_among(&v, |t| cued.contains(&t))
             }
@@ -238,7 +243,7 @@ fn assemble(
             })
             .filter(|r| norm(&r.source) != norm(&r.target))
             .collect();
-    if let Some(probe) = probe_link(input, context, &nodes, &finals) {
+    for probe in probe_links(input, context, &nodes, &finals) {
         let stated = relationships.iter().any(|r| {
             norm(&r.source) == norm(&probe.source) && norm(&r.target) == norm(&probe.target)
         });
@@ -250,6 +255,33 @@ fn assemble(
         concepts,
         relationships,
     }
+}
+
+/// The lowest level a concept of this answer can have: in an ontology that only ever links
+/// upwards (a ladder such as means-end chain, where every edge goes from a level to the same
+/// or a higher one), an answer to why the probed concept matters is on its rung or above it.
+/// In the development corpora, 41 of 42 concepts a researcher coded in such answers were, and
+/// none in the jobs-to-be-done or critical incident answers followed that rule.
+fn ladder_floor(input: &OfflineInput<'_>, context: &TurnContext<'_>) -> Option<u32> {
+    let question = norm(input.question);
+    if !PROBE_CUES.iter().any(|cue| links::mentions(&question, cue)) {
+        return None;
+    }
+    let ontology = &input.methodology.ontology;
+    let level = |name: &str| input.methodology.node_type(name).map(|t| t.level);
+    let upward = ontology.edges.iter().all(|e| {
+        e.permitted_connections
+            .iter()
+            .all(|(s, t)| s == "*" || t == "*" || level(s) <= level(t))
+    });
+    if !upward {
+        return None;
+    }
+    let known = context
+        .focus
+        .as_ref()
+        .or_else(|| probed(&question, context.known))?;
+    level(known.node_type)
 }
 
 /// Words of a question that ask for the reason or the meaning of something.
@@ -273,7 +305,55 @@ const SEQUENCE_CUES: [&str; 3] = ["what happened", "what did you do", "what happ
 /// An answer to a probe about a known concept links that concept to the answer: to its first
 /// concept of a higher level (or, failing that, of the same level) when the question asks for
 /// a reason or a meaning ("Why does a good mood matter to you?"), to its first event when it
-/// asks what happened; each only where the ontology permits the edge.
+/// asks what happened; each only where the ontology permits the edge. An answer to why
+/// something happened ("Why do you think the wrong strength got through?") gives causes and
+/// what came of them, each of them about the probed event: every concept of the answer's top
+/// rungs (attributions, outcomes, lessons) is linked to it.
+fn probe_links(
+    input: &OfflineInput<'_>,
+    context: &TurnContext<'_>,
+    nodes: &[Node<'_>],
+    finals: &[(String, String)],
+) -> Vec<ExtractedRelationship> {
+    let first = probe_link(input, context, nodes, finals);
+    let mut out: Vec<ExtractedRelationship> = first.into_iter().collect();
+    if !cues::asks_why_it_happened(input.question) {
+        return out;
+    }
+    let question = norm(input.question);
+    let Some(known) = context
+        .focus
+        .as_ref()
+        .or_else(|| probed(&question, context.known))
+    else {
+        return out;
+    };
+    let top = input
+        .methodology
+        .ontology
+        .nodes
+        .iter()
+        .map(|n| n.level)
+        .max()
+        .unwrap_or_default();
+    for (n, (label, _)) in nodes.iter().zip(finals) {
+        let taken = out.iter().any(|r| norm(&r.target) == norm(label));
+        if taken || n.level + 1 < top || norm(label) == norm(known.label) {
+            continue;
+        }
+        if let Some(edge) = links::reason_edge(input.methodology, known.node_type, n.type_name) {
+            out.push(ExtractedRelationship {
+                source: known.label.to_owned(),
+                target: label.clone(),
+                edge_type: edge,
+                confidence: links::PROBE_CONFIDENCE,
+            });
+        }
+    }
+    out
+}
+
+/// The first link of [`probe_links`].
 fn probe_link(
     input: &OfflineInput<'_>,
     context: &TurnContext<'_>,

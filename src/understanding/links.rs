@@ -187,8 +187,11 @@ fn gap_cue(words: &[&str], break_at: Option<usize>) -> Option<(LinkKind, &'stati
         "therefore",
         "why",
     ];
+    // "Means I actually brush properly": a verb that opens its sentence has the previous
+    // sentence for its subject.
     let pointed = |at: usize| {
         !sentence_break
+            || break_at == Some(at)
             || at
                 .checked_sub(1)
                 .and_then(|p| words.get(p))
@@ -541,6 +544,11 @@ mod tests {
             "said of the topic"
         );
         assert_eq!(kind(&["that"], true), Some(LinkKind::Causative));
+        assert_eq!(
+            kind(&["means", "i", "actually"], true),
+            Some(LinkKind::Causative),
+            "a verb opening its sentence has the previous one for its subject"
+        );
         assert_eq!(
             kind(&["and", "then"], false),
             Some(LinkKind::Sequence { arg2_first: false })

@@ -475,6 +475,100 @@ fn what_happened_next_links_the_probed_event_to_the_answers_first_event() {
 }
 
 #[test]
+fn an_answer_to_why_it_happened_links_every_cause_and_result_to_the_probed_event() {
+    // Development round 4: "Why do you think the wrong strength got through?" is answered
+    // with two causes and a change of habit, each coded against the probed event.
+    let m = methodology("critical_incident");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("locum", "attribution"),
+            ("second check didn't happen", "attribution"),
+            ("check every box against the list", "outcome"),
+        ],
+    );
+    let known = [KnownConcept {
+        label: "one of the boxes was a different strength",
+        node_type: "incident_event",
+    }];
+    let context = TurnContext {
+        topic: "pharmacy",
+        known: &known,
+        focus: known.first().copied(),
+    };
+    let question = "Why do you think the wrong strength got through?";
+    let answer = "They had a locum in that week, and the second check didn't happen. \
+                  So now I check every box against the list.";
+    let e = extract(&m, &embedder, question, answer, &context);
+    let from_focus = |target: &str| {
+        e.relationships
+            .iter()
+            .find(|r| r.source == known[0].label && r.target.contains(target))
+            .map(|r| r.edge_type.as_str())
+    };
+    assert_eq!(from_focus("locum"), Some("attributed_to"), "{e:?}");
+    assert_eq!(from_focus("second check"), Some("attributed_to"), "{e:?}");
+    assert_eq!(from_focus("check every box"), Some("resulted_in"), "{e:?}");
+    // Asked what happened next, the same answer links the event to its first concept only.
+    let e = extract(&m, &embedder, "What happened next?", answer, &context);
+    let probed = e
+        .relationships
+        .iter()
+        .filter(|r| r.source == known[0].label)
+        .count();
+    assert!(probed <= 1, "{e:?}");
+}
+
+#[test]
+fn an_answer_to_why_a_rung_matters_is_on_that_rung_or_above() {
+    // Means-end chain only links upwards: a researcher codes the answer to "why does X
+    // matter" at X's level or higher (41 of 42 concepts in the development corpora).
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[("self-respect", "attribute")]);
+    let known = [KnownConcept {
+        label: "being a decent employer",
+        node_type: "instrumental_value",
+    }];
+    let context = TurnContext {
+        topic: "payroll software",
+        known: &known,
+        focus: known.first().copied(),
+    };
+    let answer = "It's self-respect, really.";
+    let type_of = |question: &str| {
+        let e = extract(&m, &embedder, question, answer, &context);
+        e.concepts
+            .iter()
+            .find(|c| c.label.contains("self-respect"))
+            .map_or_else(|| panic!("no concept in {e:?}"), |c| c.node_type.clone())
+    };
+    let probed = type_of("Why is that important to you?");
+    assert!(
+        ["instrumental_value", "terminal_value"].contains(&probed.as_str()),
+        "{probed}"
+    );
+    assert_eq!(type_of("Anything else?"), "attribute");
+    // Critical incident links downwards too (an action preceding an event): no floor.
+    let ci = methodology("critical_incident");
+    let embedder = TableEmbedder::new(&ci, &[("rang the pharmacy", "action_taken")]);
+    let known = [KnownConcept {
+        label: "pharmacist went white",
+        node_type: "outcome",
+    }];
+    let context = TurnContext {
+        topic: "pharmacy",
+        known: &known,
+        focus: known.first().copied(),
+    };
+    let question = "What did that mean for you?";
+    let e = extract(&ci, &embedder, question, "I rang the pharmacy.", &context);
+    assert!(
+        e.concepts.iter().any(|c| c.node_type == "action_taken"),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn a_known_label_is_reused_with_its_type() {
     let m = methodology("means_end_chain");
     let embedder = TableEmbedder::new(&m, &[]);

@@ -193,9 +193,14 @@ impl TypeIndex {
         self.rank(phrase, None, |_| true)
     }
 
-    /// [`TypeIndex::classify`] with the phrase's grammatical shape weighed in.
-    pub(super) fn classify_shaped(&self, phrase: &[f32], shape: Shape) -> Option<TypeMatch> {
-        self.rank(phrase, Some(shape), |_| true)
+    /// [`TypeIndex::classify_among`] with the phrase's grammatical shape weighed in.
+    pub(super) fn classify_shaped_among(
+        &self,
+        phrase: &[f32],
+        shape: Shape,
+        allowed: impl Fn(&str) -> bool,
+    ) -> Option<TypeMatch> {
+        self.rank(phrase, Some(shape), allowed)
     }
 
     /// The best type for an embedded phrase among the types `allowed` accepts by name.

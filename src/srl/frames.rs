@@ -335,6 +335,12 @@ impl Builder<'_, '_> {
                 return end;
             }
         } else if !draft.has(ArgRole::Arg1) && (!draft.copular || draft.existential) {
+            // "the flight was cancelled, no explanation": a passive verb has no object, and a
+            // noun phrase after its comma is an aside.
+            let aside = draft.group.passive && k > 0 && doc.norm(k - 1) == ",";
+            if aside {
+                return end;
+            }
             return self.objects(draft, k, end, to);
         }
         end

@@ -178,6 +178,8 @@ impl Ctx<'_> {
             {
                 Tag::Noun
             }
+            // "which probably saved me": an adverb after "which" opens its clause.
+            "which" if self.next_is_adverb() => Tag::Sconj,
             "this" | "these" | "those" | "her" | "which" | "what" if self.next_is_nominal() => {
                 Tag::Det
             }
@@ -297,6 +299,14 @@ impl Ctx<'_> {
             && !words::is_subordinator(next)
             && !matches!(next, "and" | "or" | "but" | "to" | "not" | "never" | "'s")
             && lexicon::verb(next).is_none_or(|r| matches!(r.form, Form::Base | Form::Ing))
+    }
+
+    /// The next word is an adverb: one the tagger knows, or a word in "-ly" followed by a
+    /// finite verb ("which probably saved me").
+    fn next_is_adverb(&self) -> bool {
+        let next = self.next_norm();
+        let verb_after = lexicon::verb(self.norm_at(self.i + 2)).is_some_and(|r| r.form.finite());
+        words::is_adverb(next) || (next.len() > 4 && next.ends_with("ly") && verb_after)
     }
 
     /// A subject and a verb follow ("since I moved", "before it charges").
@@ -452,6 +462,17 @@ mod tests {
         );
         assert_eq!(tags("they just last."), [Pron, Adv, Verb, Punct]);
         assert_eq!(tags("the last time"), [Det, Det, Noun]);
+        // Seen in development round 4: "went" and "saved" read as nouns.
+        assert_eq!(
+            tags("the rest of it went really well"),
+            [Det, Noun, Prep, Pron, Verb, Adv, Adv]
+        );
+        assert_eq!(
+            tags("which probably saved me"),
+            [Sconj, Adv, Verb, Pron],
+            "an adverb after 'which' opens a relative clause"
+        );
+        assert_eq!(tags("I gave it to her")[1], Verb);
         // A stranded preposition, then the main clause's verb.
         assert_eq!(
             tags("one less thing to worry about keeps me calm"),

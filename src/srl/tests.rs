@@ -296,6 +296,31 @@ fn lemmas_of_irregular_and_regular_forms() {
 }
 
 #[test]
+fn a_gerund_after_into_is_what_a_thing_goes_on_not_what_it_does() {
+    let a = analyze("That money goes into saving.");
+    let lemmas: Vec<&str> = a.srl_frames.iter().map(|f| f.lemma.as_str()).collect();
+    assert_eq!(lemmas, ["go"], "{a:?}");
+    // A person still does what the gerund says.
+    let a = analyze("I got into running.");
+    let run = a
+        .srl_frames
+        .iter()
+        .find(|f| f.lemma == "run")
+        .expect("a frame");
+    assert_eq!(arg(run, ArgRole::Arg0), Some("I"));
+}
+
+#[test]
+fn a_noun_phrase_after_a_passive_verbs_comma_is_an_aside() {
+    // "The flight was cancelled, no explanation." had "no explanation" as the object and
+    // the flight as a recipient, and left no concept.
+    let a = analyze("The flight was cancelled, no explanation.");
+    let frame = a.srl_frames.first().expect("a frame");
+    assert_eq!(arg(frame, ArgRole::Arg1), Some("The flight"));
+    assert_eq!(arg(frame, ArgRole::Arg2), None);
+}
+
+#[test]
 fn switching_from_one_product_to_another_is_a_direction() {
     let a = analyze("I switched from dairy to oat milk last year.");
     let switch = frame(&a, "switch");

@@ -54,11 +54,20 @@ impl Builder<'_, '_> {
             }
             Form::Infinitive => self.infinitive(draft, subject, between, end),
             Form::Gerund => {
-                let nothing_between = self.doc.trim(between).is_none();
+                let nothing_between = self.doc.trim(between.clone()).is_none();
                 if nothing_between && words::is_catenative(&draft.group.lemma) {
                     draft.add(ArgRole::Arg1, next.start..end);
                 }
-                subject
+                // "that money goes into travelling": what the money goes on, not something
+                // the money does. A thing acts through a gerund only after "by" ("it saves
+                // power by dimming").
+                let domain = between.end > between.start
+                    && matches!(
+                        self.doc.norm(between.end - 1),
+                        "into" | "on" | "for" | "towards" | "toward"
+                    );
+                let thing = subject.as_ref().is_some_and(|s| !self.is_agent(s));
+                if domain && thing { None } else { subject }
             }
             // "Running is what keeps me sane": the subject is what the clause after "what"
             // says of it.
@@ -68,6 +77,18 @@ impl Builder<'_, '_> {
             }
             Form::Finite => self.finite_after(draft, between, clause, next.start),
         }
+    }
+
+    /// A subject that can act on its own: a personal pronoun or a noun phrase headed by a
+    /// person ("my sister", "the guy").
+    fn is_agent(&self, subject: &Range<usize>) -> bool {
+        let doc = self.doc;
+        let personal = subject.len() == 1
+            && matches!(
+                doc.norm(subject.start),
+                "i" | "we" | "you" | "he" | "she" | "they"
+            );
+        personal || (subject.start..subject.end).any(|k| words::is_person_noun(doc.norm(k)))
     }
 
     /// Only "what" stands between a copula and the next verb group.

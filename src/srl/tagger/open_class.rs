@@ -27,6 +27,9 @@ impl Ctx<'_> {
                 Tag::Verb
             }
             Tag::Pron if self.is_subject_at(p) || form == Form::Ing => Tag::Verb,
+            // "the rest of it went really well": a past tense after an object pronoun, in a
+            // clause with no verb yet, is that clause's verb.
+            Tag::Pron if form == Form::Past && !self.has_verb => Tag::Verb,
             // "Running is what keeps me sane": a free relative's verb.
             Tag::Pron if form.finite() && matches!(self.norm_at(p), "what" | "whatever") => {
                 Tag::Verb

@@ -200,6 +200,16 @@ impl Ctx<'_> {
             {
                 Tag::Adj
             }
+            // "a half-price first box": inside a noun group, before its noun.
+            "first" | "second" | "third"
+                if self
+                    .prev()
+                    .is_some_and(|p| matches!(self.tag_at(p), Tag::Adj | Tag::Noun))
+                    && self.next_is_nominal()
+                    && lexicon::verb(self.next_norm()).is_none() =>
+            {
+                Tag::Adj
+            }
             "'s" | "'d" => Tag::Aux,
             // "they just last", "it'll last for ages": the verb, after a subject or a modal.
             "last"
@@ -473,6 +483,12 @@ mod tests {
             "an adverb after 'which' opens a relative clause"
         );
         assert_eq!(tags("I gave it to her")[1], Verb);
+        assert_eq!(
+            tags("a half-price first box"),
+            [Det, Noun, Adj, Noun],
+            "an ordinal inside a noun group"
+        );
+        assert_eq!(tags("I saw it first, then")[3], Adv);
         // A stranded preposition, then the main clause's verb.
         assert_eq!(
             tags("one less thing to worry about keeps me calm"),

@@ -15,7 +15,7 @@ const FILLER_VERBS: &str = "think guess suppose reckon know mean say cover suppo
 /// Verbs whose object is the concept and the verb itself adds nothing to a label: "it has a
 /// smooth mouthfeel" is the attribute "smooth mouthfeel".
 const LIGHT_VERBS: &str = "be have like love prefer enjoy use buy get choose pick drink want \
-    need hate dislike find give";
+    need hate dislike find give mean";
 
 /// Light verbs that take a result ("get more done", "have it delivered"): with a participle
 /// after the object, the verb is part of what is said.
@@ -197,7 +197,8 @@ const POINTER_NOUNS: &str = "reason point thing problem issue answer idea truth 
 const TIME_WORDS: &str = "day days morning mornings evening evenings night nights week weeks \
     month months year years time times today tonight yesterday tomorrow weekend weekends hour \
     hours minute minutes moment now then early late halfway monday tuesday wednesday thursday \
-    friday saturday sunday winter winters summer summers autumn quarter";
+    friday saturday sunday winter winters summer summers autumn quarter january february march \
+    april june july august september october november december christmas easter";
 
 /// Stages of a life ("when I was younger", "when we were kids"): said after "when", they date
 /// what the respondent tells, as a time would, and are no concept.

@@ -166,7 +166,9 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) {
             raised = Some(frame.predicate.end);
         }
-        if (lexicon::is_filler_verb(&frame.lemma) && !asks_for_something(frame))
+        if (lexicon::is_filler_verb(&frame.lemma)
+            && !asks_for_something(frame)
+            && !means_something(frame))
             || reader.says_nothing(frame)
         {
             continue;
@@ -272,6 +274,20 @@ fn asks_for_something(frame: &crate::srl::SrlFrame) -> bool {
         && frame.arguments.iter().any(|a| {
             a.span.start >= frame.predicate.end
                 && a.span.text.trim().to_lowercase().starts_with("for ")
+        })
+}
+
+/// "which basically meant toast or a takeaway": "mean" with a thing for its subject says
+/// what something came to, where "I mean" is a filler.
+fn means_something(frame: &crate::srl::SrlFrame) -> bool {
+    frame.lemma == "mean"
+        && frame.arguments.iter().any(|a| a.role == ArgRole::Arg0)
+        && frame.arguments.iter().all(|a| {
+            a.role != ArgRole::Arg0
+                || !matches!(
+                    a.span.text.trim().to_lowercase().as_str(),
+                    "i" | "you" | "we"
+                )
         })
 }
 
@@ -928,6 +944,24 @@ mod tests {
                 && l.iter().any(|l| l == "never passed the booking"),
             "{l:?}"
         );
+    }
+
+    #[test]
+    fn a_date_is_no_concept_and_what_something_meant_is_one() {
+        // A jobs-to-be-done tmux run (meal kits): "back in March" was coded a desired outcome
+        // and "toast or a takeaway", the solution hired before, was lost.
+        assert!(labels("So it was back in March.").is_empty());
+        assert!(labels("It started at Christmas.").is_empty());
+        let l = labels(
+            "I was cooking for myself most evenings, which basically meant toast or a takeaway.",
+        );
+        assert!(l.iter().any(|l| l == "toast or a takeaway"), "{l:?}");
+        assert!(!l.iter().any(|l| l.contains("meant")), "{l:?}");
+        // "I mean" is still a filler.
+        let l = labels("I mean, the price is fine.");
+        assert!(!l.iter().any(|l| l.contains("mean")), "{l:?}");
+        // "back" alone is the body part.
+        assert_eq!(labels("It's good for my back."), ["good for my back"]);
     }
 
     #[test]

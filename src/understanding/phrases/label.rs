@@ -542,14 +542,26 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
         w.split('-')
             .all(|part| part.is_empty() || lexicon::is_number_word(part))
     });
-    // "two minutes", "six hours a day", "tuesdays": when, how long or how often, not what.
-    let only_time = substantive.iter().all(|w| {
-        (lexicon::is_time_word(w) && !matches!(*w, "late" | "early" | "halfway"))
+    // "two minutes", "six hours a day", "tuesdays", "back in March": when, how long or how
+    // often, not what.
+    let time_like = |w: &str| {
+        (lexicon::is_time_word(w) && !matches!(w, "late" | "early" | "halfway"))
             || lexicon::is_time_span_word(w)
             || lexicon::is_occasion(w)
             || lexicon::is_number_word(w)
             || w.strip_suffix('s').is_some_and(lexicon::is_occasion)
-    });
+    };
+    let time_preposition = |w: &str| {
+        matches!(
+            w,
+            "back" | "in" | "on" | "at" | "since" | "around" | "during" | "until" | "till" | "by"
+        )
+    };
+    let only_time = substantive.iter().all(|w| time_like(w))
+        || (substantive.iter().any(|w| time_like(w))
+            && substantive
+                .iter()
+                .all(|w| time_like(w) || time_preposition(w)));
     // "kids", "the guy": who, not what ("family" is an end in itself).
     let lone = |one: &str| {
         lexicon::is_evaluative(one)

@@ -306,7 +306,19 @@ impl Builder<'_, '_> {
             draft.add(ArgRole::Arg2, k..end);
             return end;
         }
-        let end = chunk::coordinated_np_end(doc, k, to).unwrap_or(k + 1);
+        let mut end = chunk::coordinated_np_end(doc, k, to).unwrap_or(k + 1);
+        // "cook something proper", "nothing special": an adjective after an indefinite
+        // pronoun belongs to it.
+        if end == k + 1
+            && end < to
+            && matches!(
+                doc.norm(k),
+                "something" | "anything" | "nothing" | "everything" | "somewhere"
+            )
+            && doc.tag(end) == Tag::Adj
+        {
+            end += 1;
+        }
         let adjectival = (k..end).all(|t| matches!(doc.tag(t), Tag::Adj | Tag::Adv));
         // "quality matters more": a bare degree word is not an object.
         let degree = end == k + 1 && matches!(doc.norm(k), "more" | "less" | "much" | "most");

@@ -311,6 +311,23 @@ fn a_gerund_after_into_is_what_a_thing_goes_on_not_what_it_does() {
 }
 
 #[test]
+fn an_adjective_after_something_is_part_of_the_object() {
+    // A jobs-to-be-done tmux run: "I wanted to cook something proper" left the object
+    // "something" and no concept.
+    let a = analyze("I wanted to cook something proper.");
+    let cook = a
+        .srl_frames
+        .iter()
+        .find(|f| f.lemma == "cook")
+        .expect("a frame");
+    assert_eq!(arg(cook, ArgRole::Arg1), Some("something proper"));
+    // A second object is not swallowed.
+    let a = analyze("I gave someone money.");
+    let give = a.srl_frames.first().expect("a frame");
+    assert_ne!(arg(give, ArgRole::Arg2), Some("someone money"));
+}
+
+#[test]
 fn a_noun_phrase_after_a_passive_verbs_comma_is_an_aside() {
     // "The flight was cancelled, no explanation." had "no explanation" as the object and
     // the flight as a recipient, and left no concept.

@@ -147,7 +147,8 @@ const ADJECTIVE: &str = "\
     terrible awful horrible perfect decent smooth rich thick thin light dark black white wrong \
     right real main whole own extra electric wireless environmental used overwhelmed stressed \
     lost familiar unfamiliar high low sane calm calmer relaxed confident proud independent \
-    productive energetic focused organised organized capable responsible";
+    productive energetic focused organised organized capable responsible proper special \
+    homemade";
 
 /// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
 pub(super) fn is_adjective(word: &str) -> bool {

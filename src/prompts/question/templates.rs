@@ -80,6 +80,23 @@ const LAST_RESORTS: &[&str] = &[
 /// passes whatever the focus and topic are, since it uses neither.
 pub const LAST_RESORT_QUESTION: &str = "What else comes to mind when you think about this?";
 
+/// The focus already is a feeling ("feel awful about the waste"): asking how it makes the
+/// respondent feel would ask the answer back.
+fn names_a_feeling(focus: &str) -> bool {
+    focus.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        matches!(
+            w.to_lowercase().as_str(),
+            "feel" | "felt" | "feeling" | "feelings"
+        )
+    })
+}
+
+/// A phrasing that asks for a feeling ("How does \"{focus}\" make you feel?").
+fn asks_a_feeling(template: &str) -> bool {
+    let lower = template.to_lowercase();
+    lower.contains("{focus}") && (lower.contains(" feel?") || lower.contains("to feel "))
+}
+
 /// Topic used in a phrasing when the concept's topic is empty after cleaning.
 const NO_TOPIC: &str = "this";
 
@@ -114,6 +131,7 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
         .iter()
         .map(|t| t.trim())
         .filter(|t| !t.is_empty() && (focus.is_some() || !t.contains("{focus}")))
+        .filter(|t| !(focus.as_deref().is_some_and(names_a_feeling) && asks_a_feeling(t)))
         .collect();
     let candidates: Vec<&str> = if usable.is_empty() {
         if focus.is_some() {

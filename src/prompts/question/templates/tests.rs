@@ -427,3 +427,44 @@ fn a_question_with_no_focus_says_back_what_the_last_answer_raised() {
     let q = render_after(templates, None, 3, &[], None);
     assert!(templates.iter().any(|t| same_phrasing(t, &q)), "{q}");
 }
+
+#[test]
+fn a_feeling_is_not_asked_how_it_makes_the_respondent_feel() {
+    // A jobs-to-be-done tmux run: 'You mentioned "feel awful about the waste". How does that
+    // make you feel?'.
+    let templates = strings(&[
+        "How does \"{focus}\" make you feel?",
+        "What would make \"{focus}\" go away?",
+    ]);
+    for turn in 0..8 {
+        let input = TemplateInput {
+            templates: &templates,
+            focus: Some("feel awful about the waste"),
+            topic: "meal kits",
+            turn,
+            session_seed: "s",
+            asked: &[],
+            echo: None,
+        };
+        let q = render_template(&input);
+        assert!(!q.contains("make you feel"), "{q}");
+    }
+    // Any other focus may be asked so.
+    let asked: BTreeSet<String> = (0..8)
+        .map(|turn| {
+            render_template(&TemplateInput {
+                templates: &templates,
+                focus: Some("portions too big"),
+                topic: "meal kits",
+                turn,
+                session_seed: "s",
+                asked: &[],
+                echo: None,
+            })
+        })
+        .collect();
+    assert!(
+        asked.iter().any(|q| q.contains("make you feel")),
+        "{asked:?}"
+    );
+}

@@ -277,10 +277,7 @@ fn ladder_floor(input: &OfflineInput<'_>, context: &TurnContext<'_>) -> Option<u
     if !upward {
         return None;
     }
-    let known = context
-        .focus
-        .as_ref()
-        .or_else(|| probed(&question, context.known))?;
+    let known = asked_about(&question, context)?;
     level(known.node_type)
 }
 
@@ -321,11 +318,7 @@ fn probe_links(
         return out;
     }
     let question = norm(input.question);
-    let Some(known) = context
-        .focus
-        .as_ref()
-        .or_else(|| probed(&question, context.known))
-    else {
+    let Some(known) = asked_about(&question, context) else {
         return out;
     };
     let top = input
@@ -368,10 +361,7 @@ fn probe_link(
     if !reason && !sequence {
         return None;
     }
-    let known = context
-        .focus
-        .as_ref()
-        .or_else(|| probed(&question, context.known))?;
+    let known = asked_about(&question, context)?;
     let known_level = input.methodology.node_type(known.node_type)?.level;
     let link = |rung: &dyn Fn(u32) -> bool| {
         nodes
@@ -400,6 +390,18 @@ fn probe_link(
     } else {
         link(&|_| true)
     }
+}
+
+/// The concept a question (normalised) asks about: the turn's focus, else the known concept
+/// it names.
+fn asked_about<'c, 'a>(
+    question: &str,
+    context: &'c TurnContext<'a>,
+) -> Option<&'c KnownConcept<'a>> {
+    context
+        .focus
+        .as_ref()
+        .or_else(|| probed(question, context.known))
 }
 
 /// The known concept a question (normalised) is about: the longest label it quotes, else the

@@ -177,6 +177,11 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if denied && let Some(main) = read.main.as_mut() {
             main.deny();
         }
+        // "I don't want to be standing there chopping onions": a denied verb with nothing of
+        // its own passes the denial on to the verb it leads to.
+        if denied && read.main.is_none() {
+            raised = Some(frame.predicate.end);
+        }
         if let Some(p) = read.setting {
             push(&mut out.list, p);
         }
@@ -962,6 +967,22 @@ mod tests {
         assert!(!l.iter().any(|l| l.contains("mean")), "{l:?}");
         // "back" alone is the body part.
         assert_eq!(labels("It's good for my back."), ["good for my back"]);
+    }
+
+    #[test]
+    fn a_denial_passes_over_a_verb_with_nothing_of_its_own() {
+        // The meal kits tmux run asked "When that goes well, what does that make possible
+        // for you?" of something the respondent did not want to be doing.
+        let l = labels("I don't want to be standing there chopping onions at eight o'clock.");
+        assert!(
+            l.iter()
+                .any(|l| l == "not chopping onions at eight o'clock"),
+            "{l:?}"
+        );
+        // A verb that has a phrase of its own keeps the denial, and the next verb is free.
+        let l = labels("I don't want to cook every night, and I walk the dog.");
+        assert!(l.iter().any(|l| l.starts_with("not cook")), "{l:?}");
+        assert!(l.iter().any(|l| l == "walk the dog"), "{l:?}");
     }
 
     #[test]

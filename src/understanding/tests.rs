@@ -345,6 +345,15 @@ fn them_is_a_person_only_where_the_answer_names_people() {
     );
 }
 
+/// The context of a turn whose question was about `known`'s first concept.
+fn focused_on<'a>(known: &'a [KnownConcept<'a>], topic: &'a str) -> TurnContext<'a> {
+    TurnContext {
+        topic,
+        known,
+        focus: known.first().copied(),
+    }
+}
+
 /// One probe: `methodology`, the embedder's `typed` phrase and its type, the `known` concept
 /// (label, type) the question asks about, the question, the answer and the session's topic.
 struct Probe<'a> {
@@ -491,11 +500,7 @@ fn an_answer_to_why_it_happened_links_every_cause_and_result_to_the_probed_event
         label: "one of the boxes was a different strength",
         node_type: "incident_event",
     }];
-    let context = TurnContext {
-        topic: "pharmacy",
-        known: &known,
-        focus: known.first().copied(),
-    };
+    let context = focused_on(&known, "pharmacy");
     let question = "Why do you think the wrong strength got through?";
     let answer = "They had a locum in that week, and the second check didn't happen. \
                   So now I check every box against the list.";
@@ -529,11 +534,7 @@ fn an_answer_to_why_a_rung_matters_is_on_that_rung_or_above() {
         label: "being a decent employer",
         node_type: "instrumental_value",
     }];
-    let context = TurnContext {
-        topic: "payroll software",
-        known: &known,
-        focus: known.first().copied(),
-    };
+    let context = focused_on(&known, "payroll software");
     let answer = "It's self-respect, really.";
     let type_of = |question: &str| {
         let e = extract(&m, &embedder, question, answer, &context);
@@ -555,11 +556,7 @@ fn an_answer_to_why_a_rung_matters_is_on_that_rung_or_above() {
         label: "pharmacist went white",
         node_type: "outcome",
     }];
-    let context = TurnContext {
-        topic: "pharmacy",
-        known: &known,
-        focus: known.first().copied(),
-    };
+    let context = focused_on(&known, "pharmacy");
     let question = "What did that mean for you?";
     let e = extract(&ci, &embedder, question, "I rang the pharmacy.", &context);
     assert!(

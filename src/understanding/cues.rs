@@ -167,6 +167,43 @@ pub(super) fn asks_why_it_happened(question: &str) -> bool {
     WHY_IT_HAPPENED.iter().any(|cue| q.contains(cue))
 }
 
+/// Openings that turn from what was asked to something beside it ("Another thing is the
+/// price", "Besides, it keeps for a week").
+const TURNS_AWAY: [&[&str]; 7] = [
+    &["another", "thing"],
+    &["besides"],
+    &["apart", "from"],
+    &["other", "than", "that"],
+    &["on", "top", "of", "that"],
+    &["as", "for"],
+    &["plus"],
+];
+
+/// The answer's first sentence is about something other than what was asked: it opens with a
+/// turn away ("Another thing …", "Besides, …"), or it says the product is or has something
+/// else as well ("It's also better for the climate", "They have a nice carton too"). Such an
+/// answer is no reason for the probed concept, and its rung owes nothing to it.
+pub(super) fn changes_subject(words: &[TaggedWord]) -> bool {
+    let first: Vec<&str> = words
+        .iter()
+        .filter(|w| w.sentence == 0 && w.norm.chars().any(char::is_alphanumeric))
+        .map(|w| w.norm.as_str())
+        .collect();
+    if TURNS_AWAY.iter().any(|t| first.starts_with(t)) {
+        return true;
+    }
+    let product = first
+        .first()
+        .is_some_and(|w| matches!(*w, "it" | "they" | "this" | "these"));
+    let states = first
+        .get(1)
+        .is_some_and(|w| matches!(srl::verb_lemma(w).as_str(), "be" | "have"));
+    let also = first.get(2) == Some(&"also")
+        || first.last() == Some(&"too")
+        || first.ends_with(&["as", "well"]);
+    product && states && also
+}
+
 /// Most of the finite verbs of `words` are past: the respondent is telling what happened.
 /// Read once per answer and given to every [`Cue::read`] of it.
 pub(super) fn narrated(words: &[TaggedWord]) -> bool {

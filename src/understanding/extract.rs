@@ -99,7 +99,8 @@ pub fn extract_offline_in_context(
     let words = srl::tag_words(answer);
     let narrated = cues::narrated(&words);
     let asked_why = cues::asks_why_it_happened(input.question);
-    let floor = ladder_floor(input, context);
+    let turned = cues::changes_subject(&words);
+    let floor = ladder_floor(input, context).filter(|_| !turned);
     let above_floor = |t: &str| {
         floor.is_none_or(|f| input.methodology.node_type(t).is_some_and(|n| n.level >= f))
     };
@@ -165,7 +166,9 @@ pub fn extract_offline_in_context(
             })
         })
         .collect();
-    Ok(assemble(input, context, types, &kept, &causal, analysis))
+    Ok(assemble(
+        input, context, types, &kept, &causal, analysis, turned,
+    ))
 }
 
 /// Concepts and relationships from the typed phrases.
@@ -176,8 +179,11 @@ fn assemble(
     kept: &[(Phrase, TypeMatch)],
     causal: &[phrases::CausalPair],
     analysis: &SrlAnalysis,
+    turned: bool,
 ) -> Extraction {
-    // Final label and type of each phrase: a known concept's, or the typed phrase's.
+    // Final label and type of each phrase: a known concept's (the one asked about when the
+    // phrase says it again in fewer words), or the typed phrase's.
+    let asked = asked_about(&norm(input.question), context);
     let finals: Vec<(String, String)> = kept
         .iter()
         .map(|(phrase, typed)| {
@@ -185,6 +191,7 @@ fn assemble(
                 .known
                 .iter()
                 .find(|k| norm(k.label) == norm(&phrase.label))
+                .or_else(|| asked.filter(|k| restates(&phrase.label, k.label)))
             {
                 Some(k) => (k.label.to_owned(), k.node_type.to_owned()),
                 None => (
@@ -243,7 +250,13 @@ fn assemble(
             })
             .filter(|r| norm(&r.source) != norm(&r.target))
             .collect();
-    for probe in probe_links(input, context, &nodes, &finals) {
+    // An answer that turns to something else is no answer to the probe.
+    let probes = if turned {
+        Vec::new()
+    } else {
+        probe_links(input, context, &nodes, &finals)
+    };
+    for probe in probes {
         let stated = relationships.iter().any(|r| {
             norm(&r.source) == norm(&probe.source) && norm(&r.target) == norm(&probe.target)
         });
@@ -384,9 +397,19 @@ fn probe_link(
     };
     if reason {
         // The reason given is a rung up; where the typer put none above the probed concept,
-        // a concept on its rung (the same value in other words, often typed one rung off) is
+        // a concept on its rung above the lowest (the same value in other words, often typed one rung off) is
         // still the answer to the probe.
-        link(&|level| level > known_level).or_else(|| link(&|level| level == known_level))
+        // On the lowest rung, another concept of that rung is another property, not a reason.
+        let lowest = input
+            .methodology
+            .ontology
+            .nodes
+            .iter()
+            .map(|n| n.level)
+            .min()
+            .unwrap_or_default();
+        link(&|level| level > known_level)
+            .or_else(|| link(&|level| level == known_level && level > lowest))
     } else {
         link(&|_| true)
     }
@@ -443,6 +466,31 @@ fn probed<'k, 'a>(question: &str, known: &'k [KnownConcept<'a>]) -> Option<&'k K
         .map(|(_, k)| k)
 }
 
+/// `label` says `concept` again in fewer words ("being patient with them" for "being more
+/// patient with my kids"): it has a word of its own, each of its words is one of the
+/// concept's (intensifiers, "more" and pronouns aside, compared by their first five letters),
+/// and it is negated exactly when the concept is.
+pub(super) fn restates(label: &str, concept: &str) -> bool {
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    let own = |text: &str| -> Vec<String> {
+        content_words(text)
+            .into_iter()
+            .filter(|w| !lexicon::is_intensifier(w) && !matches!(w.as_str(), "more" | "being"))
+            .map(|w| stem(&w))
+            .collect()
+    };
+    let negated = |text: &str| {
+        text.split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .any(|w| lexicon::is_negator(&w.to_lowercase()) || w.ends_with("n't"))
+    };
+    let words = own(label);
+    let theirs = own(concept);
+    !words.is_empty()
+        && words.len() <= theirs.len()
+        && words.iter().all(|w| theirs.contains(w))
+        && negated(label) == negated(concept)
+}
+
 fn confidence(phrase: &Phrase, typed: &TypeMatch) -> f64 {
     let role = if phrase.origin == Origin::Fragment {
         0.0
@@ -476,13 +524,22 @@ fn content_words(text: &str) -> Vec<String> {
 }
 
 /// Every content word of a phrase is one of `topic`'s (and there is at least one), verbs of
-/// choosing or using aside: "switched to oat milk" is the topic too.
+/// choosing or using aside: "switched to oat milk" is the topic too. A phrase that is only
+/// such a verb and its particle ("signed up", "switched over") is taking up the topic.
 fn within(words: &[String], topic: &[String]) -> bool {
-    let content: Vec<&String> = words
+    let spoken: Vec<&String> = words
         .iter()
         .filter(|w| !lexicon::is_empty_word(w) && w.chars().any(char::is_alphanumeric))
-        .filter(|w| !lexicon::is_choice_verb(&srl::verb_lemma(w)))
         .filter(|w| !matches!(w.as_str(), "to" | "from" | "of" | "a" | "an" | "the"))
         .collect();
-    !topic.is_empty() && !content.is_empty() && content.iter().all(|w| topic.contains(w))
+    let content: Vec<&&String> = spoken
+        .iter()
+        .filter(|w| !lexicon::is_choice_verb(&srl::verb_lemma(w)))
+        .collect();
+    let taken_up = spoken.len() > content.len()
+        && content
+            .iter()
+            .all(|w| matches!(w.as_str(), "up" | "over" | "in" | "on" | "out"));
+    !topic.is_empty()
+        && (taken_up || (!content.is_empty() && content.iter().all(|w| topic.contains(w))))
 }

@@ -48,7 +48,8 @@ const DEGREE_WORDS: &str = "less more better worse well fewer";
 
 /// Verbs of choosing or using the product: "switched to oat milk" says no more than the
 /// topic itself.
-const CHOICE_VERBS: &str = "switch buy use choose drink try pick order start get have";
+const CHOICE_VERBS: &str = "switch buy use choose drink try pick order start get have sign \
+    subscribe join";
 
 /// Words that soften a claim; dropped from labels, counted by the certainty rubric.
 const HEDGES: &str = "maybe perhaps probably possibly guess suppose somewhat apparently \
@@ -108,7 +109,8 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     bloated sick pain anxious nervous rejected confused unclear lonely isolated overwhelmed \
     unfair overpriced extortionate surcharge rip-off ripoff intolerant intolerance bloating \
     cramps headache headaches nausea snappy snappier snapping grumpy grumpier irritable \
-    impatient short-tempered moody frazzled";
+    impatient short-tempered moody frazzled bored boring fiddly knackered exhausted exhausting \
+    drained tedious chore faff binned binning";
 
 /// Affect words strong enough to move valence by two steps at once.
 const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \

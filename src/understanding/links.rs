@@ -110,7 +110,7 @@ const GAP_CONFIDENCE: f64 = 0.55;
 
 /// Words between two neighbouring concepts that state how they relate, when the parser found
 /// no relation: "so" before a new clause, a verb of bringing about ("that means", "which
-/// lets me"), "because", or narration ("and then", "after that", "and"). Yields the index of
+/// lets me"), "part of", "because", or narration ("and then", "after that", "and"). Yields the index of
 /// the first concept of each pair, the kind of link and the marker.
 ///
 /// Gets wrong: "and" is read as narration only where the ontology has a sequence edge for the
@@ -202,6 +202,10 @@ fn gap_cue(words: &[&str], break_at: Option<usize>) -> Option<(LinkKind, &'stati
         .find(|v| words.iter().position(|w| w == *v).is_some_and(pointed))
     {
         return Some((LinkKind::Causative, verb));
+    }
+    // "Being patient is part of being a good parent": the part serves the whole.
+    if !sentence_break && words.windows(2).any(|w| w == ["part", "of"]) {
+        return Some((LinkKind::Causative, "part of"));
     }
     // "…, and that money goes into …", ". That cost about …": a pointing subject right before
     // the concept makes it what the previous one brought about.

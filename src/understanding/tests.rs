@@ -434,6 +434,148 @@ fn a_probe_links_to_a_reason_on_the_same_rung_and_is_found_in_the_respondents_wo
 }
 
 #[test]
+fn an_answer_that_turns_to_another_subject_is_no_reason_for_the_probed_concept() {
+    // Seen on the shipped oat milk answers: "It's also better for the climate" after a probe
+    // about being patient linked the two and typed the climate a terminal value.
+    for answer in [
+        "It's also better for the climate than dairy, which I care about.",
+        "Another thing is that it's better for the climate.",
+        "Besides, it's better for the climate than dairy.",
+    ] {
+        let probe = Probe {
+            methodology: "means_end_chain",
+            typed: ("better for the climate", "attribute"),
+            known: ("being patient with my kids", "instrumental_value"),
+            question: "Why is being patient with your kids important to you?",
+            answer,
+            topic: "oat milk",
+        };
+        let (e, _) = probe.run();
+        assert!(
+            labels(&e).contains(&("better for the climate", "attribute")),
+            "{answer}: {e:?}"
+        );
+        assert!(
+            e.relationships
+                .iter()
+                .all(|r| r.source != "being patient with my kids"),
+            "{answer}: {e:?}"
+        );
+    }
+    // "also" about what was asked still answers it.
+    let r = Probe {
+        methodology: "means_end_chain",
+        typed: ("nicer to my team", "psychosocial_consequence"),
+        known: ("calmer mood before work", "psychosocial_consequence"),
+        question: "Why does a calmer mood before work matter to you?",
+        answer: "It also means I'm nicer to my team.",
+        topic: "oat milk",
+    }
+    .link();
+    assert!(r.target.contains("nicer to my team"), "{r:?}");
+}
+
+#[test]
+fn the_probed_concept_said_again_in_fewer_words_is_that_concept() {
+    // Seen on the shipped oat milk answers: "Being patient with them" became a concept of its
+    // own beside "being more patient with my kids", and the next question asked about it.
+    let probe = Probe {
+        methodology: "means_end_chain",
+        typed: ("good parent", "terminal_value"),
+        known: ("being more patient with my kids", "instrumental_value"),
+        question: "Why is being more patient with your kids important to you?",
+        answer: "Family matters most to me. Being patient with them is part of being a good parent.",
+        topic: "oat milk",
+    };
+    let (e, _) = probe.run();
+    let labels = labels(&e);
+    assert!(
+        labels.contains(&("being more patient with my kids", "instrumental_value")),
+        "{e:?}"
+    );
+    assert!(
+        labels.iter().all(|(l, _)| *l != "being patient with them"),
+        "{e:?}"
+    );
+    assert!(
+        labels.contains(&("being a good parent", "terminal_value")),
+        "{e:?}"
+    );
+    assert!(
+        e.relationships
+            .iter()
+            .any(|r| r.source == "being more patient with my kids"
+                && r.target == "being a good parent"),
+        "{e:?}"
+    );
+    // Not what is negated, nor a phrase with a word of its own.
+    assert!(!extract::restates(
+        "not patient with them",
+        "being more patient with my kids"
+    ));
+    assert!(!extract::restates(
+        "patient with the dog",
+        "being more patient with my kids"
+    ));
+    assert!(extract::restates(
+        "patient with my kids",
+        "being more patient with my kids"
+    ));
+}
+
+#[test]
+fn taking_up_the_product_is_the_topic_not_a_concept() {
+    // A jobs-to-be-done run on meal kits opened with "When 'signed up' goes well, what does
+    // that make possible for you?".
+    let m = methodology("jobs_to_be_done");
+    let embedder = TableEmbedder::new(&m, &[("half-price", "hiring_criterion")]);
+    let context = TurnContext {
+        topic: "recipe box meal kits",
+        ..TurnContext::default()
+    };
+    for answer in [
+        "I saw a half-price offer and signed up.",
+        "I saw a half-price offer, so I subscribed.",
+    ] {
+        let e = extract(&m, &embedder, "", answer, &context);
+        let labels = labels(&e);
+        assert!(
+            labels.iter().any(|(l, _)| l.contains("half-price")),
+            "{e:?}"
+        );
+        assert!(
+            labels
+                .iter()
+                .all(|(l, _)| !l.contains("sign") && !l.contains("subscri")),
+            "{answer}: {e:?}"
+        );
+    }
+    // A verb of taking up with something of its own stays.
+    let e = extract(&m, &embedder, "", "I tried halving the recipes.", &context);
+    assert!(
+        labels(&e).iter().any(|(l, _)| l.contains("halving")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn another_property_is_no_reason_for_a_property() {
+    // Seen on the shipped oat milk answers: "What would be different for you without 'not
+    // watery'?" answered "The price is a bit high" linked the two attributes.
+    let probe = Probe {
+        methodology: "means_end_chain",
+        typed: ("high price", "attribute"),
+        known: ("not watery", "attribute"),
+        question: "What would be different for you without \"not watery\"?",
+        answer: "The price is a bit high, but I accept it.",
+        topic: "oat milk",
+    };
+    let (e, _) = probe.run();
+    assert!(labels(&e).contains(&("high price", "attribute")), "{e:?}");
+    assert!(e.relationships.is_empty(), "{e:?}");
+}
+
+#[test]
 fn the_turns_focus_is_probed_even_where_the_question_words_it_otherwise() {
     // A model's question rarely quotes the focus label: "Why does that matter?" after
     // "You mentioned your mornings" is about the focus "slow start to the day".

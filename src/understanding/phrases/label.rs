@@ -216,6 +216,11 @@ impl Reader<'_> {
             if self.is_quantity_hedge(i) || self.is_kind_of_hedge(i) {
                 continue;
             }
+            if self.opens_part_of_doing(i) {
+                // "(a big) part of being a good parent": the way of being is the concept.
+                kept.clear();
+                continue;
+            }
             if verb.contains(&i)
                 || keeps(w, kept.is_empty())
                 || self.demonstrative_of_partitive(i, &kept)
@@ -245,6 +250,21 @@ impl Reader<'_> {
                     .is_none_or(|p| p.class != WordClass::Determiner)
         };
         hedge_at(i) || (norm(i) == "of" && i.checked_sub(1).is_some_and(hedge_at))
+    }
+
+    /// Word `i` is the "part" or "of" of "part of" before a verb in -ing ("part of being a
+    /// good parent", "a big part of looking after them").
+    fn opens_part_of_doing(&self, i: usize) -> bool {
+        let norm = |k: usize| self.word(k).map_or("", |w| w.norm.as_str());
+        let doing = |k: usize| {
+            self.word(k)
+                .is_some_and(|w| w.norm.ends_with("ing") && w.class != WordClass::Noun)
+        };
+        match norm(i) {
+            "part" => norm(i + 1) == "of" && doing(i + 2),
+            "of" => i.checked_sub(1).is_some_and(|p| norm(p) == "part") && doing(i + 1),
+            _ => false,
+        }
     }
 
     /// A demonstrative after a partitive's "of" stays: "one of those blokes", not "one of

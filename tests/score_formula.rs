@@ -89,6 +89,7 @@ strategies:
       graph.node.is_new.true: 1.2
       graph.node.level: 0.8
       graph.node.is_terminal.true: -2.0
+      graph.node.type.consequence: 0.4
       graph.node.focus_count.none: 0.3
       graph.node.focus_count.high: -0.6
   - name: clarify
@@ -212,7 +213,9 @@ fn qualifier_holds(
             _ => panic!("{}.{qualifier}: not a bin", spec.name),
         },
         (Kind::Category { values, ordinal }, SignalValue::Category(c)) => {
-            if values.contains(&qualifier) {
+            // An open category (no values listed) takes the methodology's: its qualifier is a
+            // value.
+            if values.contains(&qualifier) || values.is_empty() {
                 ("category value", c == qualifier)
             } else {
                 assert!(
@@ -461,6 +464,10 @@ fn arb_value(spec: &'static SignalSpec) -> BoxedStrategy<SignalValue> {
         Kind::Number { unit: false } => prop_oneof![(0u32..40).prop_map(f64::from), 0.0..25.0f64]
             .prop_map(SignalValue::Number)
             .boxed(),
+        // An open category's values are the methodologies' node types.
+        Kind::Category { values: [], .. } => prop::sample::select(node_types().clone())
+            .prop_map(SignalValue::category)
+            .boxed(),
         Kind::Category { values, .. } => prop::sample::select(values.to_vec())
             .prop_map(SignalValue::category)
             .boxed(),
@@ -527,6 +534,24 @@ fn check_methodology(label: &str, m: &Methodology) -> Tally {
         panic!("{label}: {e}");
     }
     tally.into_inner()
+}
+
+/// Every node type of the shipped ontologies and of [`ORIGINAL_STYLE`]'s.
+fn node_types() -> &'static Vec<String> {
+    static TYPES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        let original =
+            parse_methodology(Path::new("original_style.yaml"), ORIGINAL_STYLE, &Catalog).unwrap();
+        let mut types: Vec<String> = shipped()
+            .into_iter()
+            .map(|(_, m)| m)
+            .chain([original])
+            .flat_map(|m| m.ontology.nodes.into_iter().map(|n| n.name))
+            .collect();
+        types.sort();
+        types.dedup();
+        types
+    });
+    &TYPES
 }
 
 fn shipped() -> Vec<(String, Methodology)> {

@@ -562,6 +562,8 @@ impl Methodology {
     }
 
     fn validate_strategies(&self, signals: &dyn SignalNames, problems: &mut Vec<Problem>) {
+        /// The node signal whose values are this ontology's node types.
+        const NODE_TYPE_KEY: &str = "graph.node.type.";
         if self.strategies.is_empty() {
             problems.push(Problem::new(
                 "strategies",
@@ -604,6 +606,22 @@ impl Methodology {
                 }
                 if let Some(reason) = signals.weight_key_problem(key) {
                     problems.push(Problem::new(at, reason));
+                } else if let Some(t) = key.strip_prefix(NODE_TYPE_KEY)
+                    && self.node_type(t).is_none()
+                {
+                    let types: Vec<&str> = self
+                        .ontology
+                        .nodes
+                        .iter()
+                        .map(|n| n.name.as_str())
+                        .collect();
+                    problems.push(Problem::new(
+                        at,
+                        format!(
+                            "'{t}' is not a node type of this methodology's ontology (types: {})",
+                            types.join(", ")
+                        ),
+                    ));
                 }
             }
         }
@@ -683,7 +701,8 @@ mod tests {
         }
 
         fn weight_key_problem(&self, key: &str) -> Option<String> {
-            (key != "graph.node_count").then(|| format!("fake: no signal '{key}'"))
+            (key != "graph.node_count" && !key.starts_with("graph.node.type."))
+                .then(|| format!("fake: no signal '{key}'"))
         }
     }
 
@@ -765,6 +784,21 @@ mod tests {
         assert!(problems[1].contains("unknown placeholder {topik}"));
         assert!(problems[2].contains("must end with '?'"));
         assert!(problems[3].contains("unclosed"));
+    }
+
+    #[test]
+    fn a_node_type_weight_names_a_type_of_the_ontology() {
+        let problems = problems_of(&format!(
+            "{BASE}  - name: deepen\n    signal_weights: \
+             {{graph.node.type.attribute: 0.5, graph.node.type.value: 0.5}}\n"
+        ));
+        assert_eq!(
+            problems,
+            [
+                "strategies[0].signal_weights.graph.node.type.value: 'value' is not a node type \
+                 of this methodology's ontology (types: attribute)"
+            ],
+        );
     }
 
     #[test]

@@ -372,6 +372,16 @@ pub const SIGNALS: &[SignalSpec] = &[
         "node type is terminal (the top of a ladder)"
     ),
     spec!(
+        "graph.node.type",
+        "graph.node.type",
+        N,
+        Kind::Category {
+            values: &[],
+            ordinal: false
+        },
+        "the node's type in the methodology's ontology (weight `graph.node.type.<type>`)"
+    ),
+    spec!(
         "graph.node.canonical_novelty",
         "graph.node.canonical_novelty",
         N,
@@ -468,6 +478,13 @@ pub fn qualifiers(kind: Kind) -> Vec<&'static str> {
     }
 }
 
+/// A category that lists no values takes them from the methodology (`graph.node.type`'s are
+/// its ontology's node types): any qualifier passes here, and methodology validation checks
+/// it against the ontology.
+pub fn is_open(kind: Kind) -> bool {
+    matches!(kind, Kind::Category { values: [], .. })
+}
+
 /// Weight keys that meant something before `graph.node.novelty` and `graph.node.focus_count`
 /// became the original system's categories, with what to write instead. A bare weight on a
 /// category adds nothing, so these would silently stop counting.
@@ -503,7 +520,7 @@ pub fn check_weight_key(key: &str) -> Option<String> {
         && let Some(s) = spec(base)
     {
         let allowed = qualifiers(s.kind);
-        if allowed.contains(&qualifier) {
+        if allowed.contains(&qualifier) || is_open(s.kind) {
             return None;
         }
         return Some(if allowed.is_empty() {
@@ -603,6 +620,7 @@ mod tests {
             "graph.node.is_terminal.true",
             "graph.node.level",
             "graph.node.level.high",
+            "graph.node.type.functional_job",
         ] {
             assert_eq!(check_weight_key(key), None, "{key}");
         }

@@ -374,6 +374,11 @@ fn node_history_detectors() -> Vec<Detector> {
                 node::level_position(s, lowest, highest).into()
             });
         }),
+        detector!("graph.node.type", [], |i, o| {
+            per_node(i, o, "graph.node.type", |s| {
+                SignalValue::category(s.node_type.as_str())
+            });
+        }),
         detector!("graph.node.is_terminal", [], |i, o| {
             per_node(i, o, "graph.node.is_terminal", |s| s.is_terminal.into());
         }),

@@ -247,6 +247,11 @@ fn every_signal_is_detected_with_its_formula() {
     assert_eq!(n(d.node("B", "graph.node.level")), 0.25, "level 2 of 1–5");
     assert_eq!(a("graph.node.is_terminal"), Some(&SignalValue::Bool(false)));
     assert_eq!(
+        a("graph.node.type"),
+        Some(&SignalValue::category("attribute")),
+        "the type the node was registered with"
+    );
+    assert_eq!(
         a("graph.node.canonical_novelty"),
         Some(&SignalValue::category("orphan")),
         "no slot holds A"

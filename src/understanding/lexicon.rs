@@ -353,11 +353,17 @@ pub(super) fn is_negator(word: &str) -> bool {
 }
 
 pub(super) fn is_positive(word: &str) -> bool {
-    listed(POSITIVE, word)
+    listed(POSITIVE, word) || progressive_of(POSITIVE, word)
 }
 
 pub(super) fn is_negative(word: &str) -> bool {
-    listed(NEGATIVE, word)
+    listed(NEGATIVE, word) || progressive_of(NEGATIVE, word)
+}
+
+/// `word` is the -ing form of a verb `list` holds ("wasting food", "worrying about it",
+/// "enjoying it").
+fn progressive_of(list: &str, word: &str) -> bool {
+    word.len() > 5 && word.ends_with("ing") && listed(list, &crate::srl::verb_lemma(word))
 }
 
 pub(super) fn is_strong_affect(word: &str) -> bool {
@@ -470,6 +476,17 @@ mod tests {
         assert_eq!(affect(&["lactose", "intolerant"]), -1);
         assert_eq!(affect(&["the", "bloating"]), -1);
         assert_eq!(affect(&["no", "cramps"]), 1);
+    }
+
+    #[test]
+    fn the_ing_form_of_an_affect_verb_carries_its_affect() {
+        // "When 'wasting food' goes well, what does that make possible?" was asked of a
+        // concept read as neutral.
+        assert_eq!(affect(&["wasting", "food"]), -1);
+        assert_eq!(affect(&["worrying", "about", "money"]), -1);
+        assert_eq!(affect(&["enjoying", "the", "walk"]), 1);
+        assert_eq!(affect(&["not", "wasting", "food"]), 1);
+        assert_eq!(affect(&["cooking", "dinner"]), 0);
     }
 
     #[test]

@@ -334,14 +334,7 @@ fn probe_links(
     let Some(known) = asked_about(&question, context) else {
         return out;
     };
-    let top = input
-        .methodology
-        .ontology
-        .nodes
-        .iter()
-        .map(|n| n.level)
-        .max()
-        .unwrap_or_default();
+    let (_, top) = input.methodology.level_range();
     for (n, (label, _)) in nodes.iter().zip(finals) {
         let taken = out.iter().any(|r| norm(&r.target) == norm(label));
         if taken || n.level + 1 < top || norm(label) == norm(known.label) {
@@ -397,17 +390,10 @@ fn probe_link(
     };
     if reason {
         // The reason given is a rung up; where the typer put none above the probed concept,
-        // a concept on its rung above the lowest (the same value in other words, often typed one rung off) is
-        // still the answer to the probe.
-        // On the lowest rung, another concept of that rung is another property, not a reason.
-        let lowest = input
-            .methodology
-            .ontology
-            .nodes
-            .iter()
-            .map(|n| n.level)
-            .min()
-            .unwrap_or_default();
+        // a concept on its rung (the same value in other words, often typed one rung off) is
+        // still the answer to the probe, except on the lowest rung, where another concept is
+        // another property, not a reason.
+        let (lowest, _) = input.methodology.level_range();
         link(&|level| level > known_level)
             .or_else(|| link(&|level| level == known_level && level > lowest))
     } else {

@@ -630,7 +630,10 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     // "I'd just come off four nights in a row": what had just happened sets the scene.
     let just_before = cue.lead.ends_with(&["'d".to_owned(), "just".to_owned()])
         || cue.lead.ends_with(&["had".to_owned(), "just".to_owned()]);
-    if scene || just_before {
+    // "when I was in Japan I couldn't even order food": a struggle told as the scene is still
+    // the struggle.
+    let struggle = cue.negative() || cue.marks.negated;
+    if (scene || just_before) && !struggle {
         return vec!["job_context"];
     }
     // "Otherwise I go stir crazy": what happens without the solution.
@@ -951,6 +954,17 @@ mod tests {
                     "Mainly on the commute.",
                     "on the commute",
                     Is("job_context"),
+                ),
+                // A struggle told as the scene is the struggle.
+                (
+                    "When I was in Japan I couldn't even order food.",
+                    "n't even order food",
+                    Is("pain_point"),
+                ),
+                (
+                    "We ended up shouting at each other.",
+                    "ended up shouting",
+                    Is("pain_point"),
                 ),
             ],
         );

@@ -229,6 +229,14 @@ pub(super) fn verb(word: &str) -> Option<VerbReading> {
         .map(|(lemma, form)| VerbReading { lemma, form })
 }
 
+/// Whether `word` is a verb whose base form is also its past ("set", "put", "cut"): alone it
+/// marks no tense.
+pub(super) fn base_is_past(word: &str) -> bool {
+    IRREGULAR
+        .iter()
+        .any(|(base, past, _)| *base == word && *past == word)
+}
+
 /// Whether `word` is a past participle of a known verb (for passives: "was charged").
 pub(super) fn is_participle(word: &str) -> bool {
     IRREGULAR_FORMS

@@ -123,6 +123,12 @@ pub fn is_known_verb(word: &str) -> bool {
     lexicon::verb(&word.to_lowercase()).is_some()
 }
 
+/// Whether `word`'s base form is also its past ("set", "put", "cut"), so that it marks no
+/// tense on its own ("So I set up the board").
+pub fn base_is_past(word: &str) -> bool {
+    lexicon::base_is_past(&word.to_lowercase())
+}
+
 /// Whether `word` names a person or people ("partner", "kids", "them").
 pub fn is_person_word(word: &str) -> bool {
     words::is_person_noun(&word.to_lowercase())

@@ -395,7 +395,6 @@ impl Cue {
     }
 }
 
-/// Words naming a feeling or a state of mind.
 /// The tense of a clause (`clause[..phrase_at]` is the lead before the phrase): the phrase's
 /// first verb that marks one, else the lead's nearest. A past form after "have" is a perfect
 /// (present); a base form right after its subject is present ("people leave their bottles").
@@ -425,6 +424,7 @@ fn clause_tense(clause: &[&TaggedWord], phrase_at: usize) -> Option<Tense> {
                 (w.class == WordClass::Verb
                     && srl::is_known_verb(&w.norm)
                     && srl::verb_lemma(&w.norm) == w.norm
+                    && !srl::base_is_past(&w.norm)
                     && after_subject)
                     .then_some(Tense::Present)
             }
@@ -677,8 +677,10 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     }
     // What the respondent did ("booked the pickup on the app", "listed it in bundles") is how
     // they got the job done; what they need doing is the job.
+    // "So I set up the board": in a story told in the past, a verb that marks no tense is past.
     if cue.verbal() && cue.actor == Actor::Speaker {
-        return if cue.tense == Some(Tense::Past) || cue.marks.progressive {
+        let past = cue.tense == Some(Tense::Past) || (cue.tense.is_none() && cue.telling.narrated);
+        return if past || cue.marks.progressive {
             vec!["competing_solution"]
         } else {
             vec!["functional_job"]
@@ -965,6 +967,17 @@ mod tests {
                     "We ended up shouting at each other.",
                     "ended up shouting",
                     Is("pain_point"),
+                ),
+                // "set" marks no tense; the story around it is told in the past.
+                (
+                    "A deliverable got missed and I had to apologise. So I set up the board.",
+                    "set up the board",
+                    Is("competing_solution"),
+                ),
+                (
+                    "I set up the board every Monday.",
+                    "set up the board",
+                    Is("functional_job"),
                 ),
             ],
         );

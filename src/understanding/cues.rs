@@ -630,10 +630,9 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     // "I'd just come off four nights in a row": what had just happened sets the scene.
     let just_before = cue.lead.ends_with(&["'d".to_owned(), "just".to_owned()])
         || cue.lead.ends_with(&["had".to_owned(), "just".to_owned()]);
-    // "when I was in Japan I couldn't even order food": a struggle told as the scene is still
-    // the struggle.
-    let struggle = cue.negative() || cue.marks.negated;
-    if (scene || just_before) && !struggle {
+    // "when I was in Japan I couldn't even order food": what the respondent could not do, told
+    // as the scene, is still the struggle ("when I'm late for work" stays the scene).
+    if (scene || just_before) && !cue.marks.negated {
         return vec!["job_context"];
     }
     // "Otherwise I go stir crazy": what happens without the solution.

@@ -59,6 +59,8 @@ pub(super) struct Cue {
     last_sentence: bool,
     /// The tense of the phrase's clause, when a verb marks one.
     tense: Option<Tense>,
+    /// The phrase's sentence opens on how things are since ("Now I …", "These days …").
+    since: bool,
     telling: Telling,
     marks: Marks,
 }
@@ -329,6 +331,7 @@ impl Cue {
             actor,
             last_sentence: sentence == last,
             tense,
+            since: opens_on_since(words, sentence),
             telling: Telling {
                 narrated,
                 asked_why: false,
@@ -393,6 +396,21 @@ impl Cue {
             || self.has("run out")
             || self.has("ran out")
     }
+}
+
+/// Sentence `sentence` of `words` opens on how things are since: "Now I …", "Nowadays …",
+/// "These days …", "Since then …".
+fn opens_on_since(words: &[TaggedWord], sentence: usize) -> bool {
+    let opening: Vec<&str> = words
+        .iter()
+        .filter(|w| w.sentence == sentence && w.norm.chars().any(char::is_alphanumeric))
+        .take(2)
+        .map(|w| w.norm.as_str())
+        .collect();
+    matches!(
+        opening.as_slice(),
+        ["now" | "nowadays", ..] | ["these", "days"] | ["since", "then"]
+    )
 }
 
 /// The tense of a clause (`clause[..phrase_at]` is the lead before the phrase): the phrase's
@@ -597,7 +615,10 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
     // In a story told in the past, the present speaks of how things are since ("I check every
     // box now") or of how things are in general, which explains what happened ("the app
     // doesn't print them", "people leave their bottles on the mats").
-    if cue.telling.narrated && cue.tense == Some(Tense::Present) {
+    // "Now I check two sites before I leave": a sentence opening on how things are since
+    // speaks of that too, whatever the rest of the answer tells.
+    let since = cue.since && cue.tense != Some(Tense::Past);
+    if (cue.telling.narrated && cue.tense == Some(Tense::Present)) || since {
         return if cue.actor == Actor::Speaker {
             vec!["outcome"]
         } else {
@@ -931,6 +952,17 @@ mod tests {
                     "It broke, so I missed the wedding dinner.",
                     "missed the wedding dinner",
                     Is("outcome"),
+                ),
+                // How things are since, in an answer told wholly in the present.
+                (
+                    "Now I never let it drop below half, and I check two sites before I leave.",
+                    "check two sites",
+                    Is("outcome"),
+                ),
+                (
+                    "I check two sites before I leave.",
+                    "check two sites",
+                    Is("action_taken"),
                 ),
             ],
         );

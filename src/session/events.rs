@@ -74,6 +74,8 @@ impl FeedSender {
 pub struct SessionFeed {
     events: Option<UnboundedReceiver<SessionEvent>>,
     snapshots: Option<watch::Receiver<Option<Arc<SessionSnapshot>>>>,
+    /// A snapshot newer than the last one taken was seen, and waits for the events ahead of it.
+    snapshot_due: bool,
 }
 
 impl SessionFeed {
@@ -89,14 +91,19 @@ impl SessionFeed {
             Self {
                 events: Some(events_rx),
                 snapshots: Some(snapshots_rx),
+                snapshot_due: false,
             },
         )
     }
 
     /// The next event; a snapshot newer than the last one taken comes after the events
-    /// already waiting. `None` once the session is gone and everything it sent was taken.
+    /// already waiting, and never ahead of an event sent before it. `None` once the session
+    /// is gone and everything it sent was taken.
     pub async fn next(&mut self) -> Option<SessionEvent> {
         loop {
+            if let Some(event) = self.take_ready() {
+                return Some(event);
+            }
             if self.events.is_none() && self.snapshots.is_none() {
                 return None;
             }
@@ -119,10 +126,10 @@ impl SessionFeed {
                     None => self.events = None,
                 },
                 changed = changed => {
-                    if !changed {
+                    if changed {
+                        self.snapshot_due = true;
+                    } else {
                         self.snapshots = None;
-                    } else if let Some(snapshot) = self.latest() {
-                        return Some(SessionEvent::Snapshot(snapshot));
                     }
                 }
             }
@@ -132,22 +139,43 @@ impl SessionFeed {
     /// An event that is already waiting, without waiting: `Some(None)` when the session is
     /// gone and nothing is left, `None` when nothing is waiting yet.
     pub fn try_next(&mut self) -> Option<Option<SessionEvent>> {
-        if let Some(rx) = self.events.as_mut() {
-            match rx.try_recv() {
-                Ok(event) => return Some(Some(event)),
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => self.events = None,
-            }
-        }
         if let Some(rx) = self.snapshots.as_mut() {
             // `has_changed` reports a closed channel even while its last value is unseen.
             match rx.changed().now_or_never() {
-                Some(Ok(())) => return self.latest().map(|s| Some(SessionEvent::Snapshot(s))),
+                Some(Ok(())) => self.snapshot_due = true,
                 Some(Err(_)) => self.snapshots = None,
                 None => {}
             }
         }
+        if let Some(event) = self.take_ready() {
+            return Some(Some(event));
+        }
         (self.events.is_none() && self.snapshots.is_none()).then_some(None)
+    }
+
+    /// A waiting event, else the due snapshot, without waiting. The newest snapshot is read
+    /// before the event channel is looked at: every event sent before that snapshot is then
+    /// already in the channel, so a snapshot is handed out only once they were all taken.
+    fn take_ready(&mut self) -> Option<SessionEvent> {
+        let snapshot = if self.snapshot_due {
+            self.latest()
+        } else {
+            None
+        };
+        if let Some(rx) = self.events.as_mut() {
+            match rx.try_recv() {
+                Ok(event) => return Some(event),
+                Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => self.events = None,
+            }
+        }
+        if self.snapshot_due {
+            self.snapshot_due = false;
+            if let Some(snapshot) = snapshot {
+                return Some(SessionEvent::Snapshot(snapshot));
+            }
+        }
+        None
     }
 
     /// The newest snapshot, marked seen.
@@ -211,5 +239,36 @@ mod tests {
         assert!(feed.try_next().is_none(), "the snapshot was taken");
         drop(tx);
         assert!(matches!(feed.try_next(), Some(None)), "gone");
+    }
+
+    /// A snapshot is never delivered ahead of an event the session sent before it, however
+    /// the two threads interleave (the session runs on its own thread).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_snapshot_never_overtakes_the_events_sent_before_it() {
+        const TURNS: u32 = 20_000;
+        let (tx, mut feed) = SessionFeed::channel();
+        let sender = std::thread::spawn(move || {
+            for turn in 1..=TURNS {
+                tx.send(&SessionEvent::AnswerReceived {
+                    turn,
+                    text: String::new(),
+                });
+                tx.send(&snapshot(turn));
+            }
+        });
+        let mut answered = 0;
+        while let Some(event) = feed.next().await {
+            match event {
+                SessionEvent::AnswerReceived { turn, .. } => answered = turn,
+                SessionEvent::Snapshot(s) => assert!(
+                    s.turn_count <= answered,
+                    "snapshot of turn {} before its answer (last answer {answered})",
+                    s.turn_count
+                ),
+                _ => {}
+            }
+        }
+        sender.join().unwrap();
+        assert_eq!(answered, TURNS);
     }
 }

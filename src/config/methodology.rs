@@ -562,8 +562,6 @@ impl Methodology {
     }
 
     fn validate_strategies(&self, signals: &dyn SignalNames, problems: &mut Vec<Problem>) {
-        /// The node signal whose values are this ontology's node types.
-        const NODE_TYPE_KEY: &str = "graph.node.type.";
         if self.strategies.is_empty() {
             problems.push(Problem::new(
                 "strategies",
@@ -606,7 +604,7 @@ impl Methodology {
                 }
                 if let Some(reason) = signals.weight_key_problem(key) {
                     problems.push(Problem::new(at, reason));
-                } else if let Some(t) = key.strip_prefix(NODE_TYPE_KEY)
+                } else if let Some(t) = signals.node_type_in_key(key)
                     && self.node_type(t).is_none()
                 {
                     let types: Vec<&str> = self
@@ -701,8 +699,12 @@ mod tests {
         }
 
         fn weight_key_problem(&self, key: &str) -> Option<String> {
-            (key != "graph.node_count" && !key.starts_with("graph.node.type."))
+            (key != "graph.node_count" && self.node_type_in_key(key).is_none())
                 .then(|| format!("fake: no signal '{key}'"))
+        }
+
+        fn node_type_in_key<'k>(&self, key: &'k str) -> Option<&'k str> {
+            key.strip_prefix("graph.node.type.")
         }
     }
 

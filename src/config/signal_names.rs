@@ -21,6 +21,13 @@ pub trait SignalNames {
     /// Why `key` cannot be a strategy's weight key (an unknown signal, or a qualifier that does
     /// not fit the signal's kind), or `None` when it is valid.
     fn weight_key_problem(&self, key: &str) -> Option<String>;
+
+    /// The node type a weight key names, when it weights a category whose values are the
+    /// methodology's node types (`graph.node.type.<type>`): validation checks it against the
+    /// ontology. `None` for every other key.
+    fn node_type_in_key<'k>(&self, _key: &'k str) -> Option<&'k str> {
+        None
+    }
 }
 
 /// A vocabulary that accepts every pool, signal and weight key, for the unit tests of modules

@@ -436,6 +436,11 @@ impl SignalNames for Catalog {
     fn weight_key_problem(&self, key: &str) -> Option<String> {
         check_weight_key(key)
     }
+
+    fn node_type_in_key<'k>(&self, key: &'k str) -> Option<&'k str> {
+        let (base, qualifier) = key.rsplit_once('.')?;
+        spec(base).filter(|s| is_open(s.kind)).map(|_| qualifier)
+    }
 }
 
 /// Whether a weight key is node-scoped.
@@ -641,6 +646,17 @@ mod tests {
         assert!(check_weight_key("graph.chain_completion").is_some());
         let typo = check_weight_key("llm.engagment.high").unwrap_or_default();
         assert!(typo.contains("did you mean 'llm.engagement'"), "{typo}");
+    }
+
+    #[test]
+    fn only_an_open_category_names_a_node_type_in_its_key() {
+        assert_eq!(
+            Catalog.node_type_in_key("graph.node.type.pain_point"),
+            Some("pain_point")
+        );
+        assert_eq!(Catalog.node_type_in_key("graph.node.type"), None);
+        assert_eq!(Catalog.node_type_in_key("graph.node.novelty.high"), None);
+        assert_eq!(Catalog.node_type_in_key("graph.node.is_new"), None);
     }
 
     #[test]

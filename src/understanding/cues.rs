@@ -186,11 +186,7 @@ const TURNS_AWAY: [&[&str]; 7] = [
 /// else as well ("It's also better for the climate", "They have a nice carton too"). Such an
 /// answer is no reason for the probed concept, and its rung owes nothing to it.
 pub(super) fn changes_subject(words: &[TaggedWord]) -> bool {
-    let first: Vec<&str> = words
-        .iter()
-        .filter(|w| w.sentence == 0 && w.norm.chars().any(char::is_alphanumeric))
-        .map(|w| w.norm.as_str())
-        .collect();
+    let first = sentence_words(words, 0);
     if TURNS_AWAY.iter().any(|t| first.starts_with(t)) {
         return true;
     }
@@ -398,17 +394,21 @@ impl Cue {
     }
 }
 
+/// The words of sentence `sentence` of the answer, punctuation left out.
+fn sentence_words(words: &[TaggedWord], sentence: usize) -> Vec<&str> {
+    words
+        .iter()
+        .filter(|w| w.sentence == sentence && w.norm.chars().any(char::is_alphanumeric))
+        .map(|w| w.norm.as_str())
+        .collect()
+}
+
 /// Sentence `sentence` of `words` opens on how things are since: "Now I …", "Nowadays …",
 /// "These days …", "Since then …".
 fn opens_on_since(words: &[TaggedWord], sentence: usize) -> bool {
-    let opening: Vec<&str> = words
-        .iter()
-        .filter(|w| w.sentence == sentence && w.norm.chars().any(char::is_alphanumeric))
-        .take(2)
-        .map(|w| w.norm.as_str())
-        .collect();
+    let opening = sentence_words(words, sentence);
     matches!(
-        opening.as_slice(),
+        opening.get(..2).unwrap_or(&opening),
         ["now" | "nowadays", ..] | ["these", "days"] | ["since", "then"]
     )
 }

@@ -98,9 +98,9 @@ pub fn extract_offline_in_context(
     };
     let words = srl::tag_words(answer);
     let narrated = cues::narrated(&words);
-    let asked_why = cues::asks_why_it_happened(input.question);
+    let asked = Asked::read(input.question, context);
     let turned = cues::changes_subject(&words);
-    let floor = ladder_floor(input, context).filter(|_| !turned);
+    let floor = ladder_floor(input, &asked).filter(|_| !turned);
     let above_floor = |t: &str| {
         floor.is_none_or(|f| input.methodology.node_type(t).is_some_and(|n| n.level >= f))
     };
@@ -138,7 +138,8 @@ pub fn extract_offline_in_context(
                 vec![PROPERTY_TYPE]
             } else {
                 cues::candidates(
-                    &Cue::read(&words, narrated, phrase.start, phrase.end).answering_why(asked_why),
+                    &Cue::read(&words, narrated, phrase.start, phrase.end)
+                        .answering_why(asked.why_it_happened),
                     |t| types.has_type(t),
                 )
                 .into_iter()
@@ -167,14 +168,14 @@ pub fn extract_offline_in_context(
         })
         .collect();
     Ok(assemble(
-        input, context, types, &kept, &causal, analysis, turned,
+        input, &asked, types, &kept, &causal, analysis, turned,
     ))
 }
 
 /// Concepts and relationships from the typed phrases.
 fn assemble(
     input: &OfflineInput<'_>,
-    context: &TurnContext<'_>,
+    asked: &Asked<'_, '_>,
     types: &TypeIndex,
     kept: &[(Phrase, TypeMatch)],
     causal: &[phrases::CausalPair],
@@ -183,15 +184,14 @@ fn assemble(
 ) -> Extraction {
     // Final label and type of each phrase: a known concept's (the one asked about when the
     // phrase says it again in fewer words), or the typed phrase's.
-    let asked = asked_about(&norm(input.question), context);
     let finals: Vec<(String, String)> = kept
         .iter()
         .map(|(phrase, typed)| {
-            match context
+            match asked
                 .known
                 .iter()
                 .find(|k| norm(k.label) == norm(&phrase.label))
-                .or_else(|| asked.filter(|k| restates(&phrase.label, k.label)))
+                .or_else(|| asked.concept.filter(|k| restates(&phrase.label, k.label)))
             {
                 Some(k) => (k.label.to_owned(), k.node_type.to_owned()),
                 None => (
@@ -254,7 +254,7 @@ fn assemble(
     let probes = if turned {
         Vec::new()
     } else {
-        probe_links(input, context, &nodes, &finals)
+        probe_links(input, asked, &nodes, &finals)
     };
     for probe in probes {
         let stated = relationships.iter().any(|r| {
@@ -275,9 +275,8 @@ fn assemble(
 /// or a higher one), an answer to why the probed concept matters is on its rung or above it.
 /// In the development corpora, 41 of 42 concepts a researcher coded in such answers were, and
 /// none in the jobs-to-be-done or critical incident answers followed that rule.
-fn ladder_floor(input: &OfflineInput<'_>, context: &TurnContext<'_>) -> Option<u32> {
-    let question = norm(input.question);
-    if !PROBE_CUES.iter().any(|cue| links::mentions(&question, cue)) {
+fn ladder_floor(input: &OfflineInput<'_>, asked: &Asked<'_, '_>) -> Option<u32> {
+    if !asked.reason {
         return None;
     }
     let ontology = &input.methodology.ontology;
@@ -290,8 +289,7 @@ fn ladder_floor(input: &OfflineInput<'_>, context: &TurnContext<'_>) -> Option<u
     if !upward {
         return None;
     }
-    let known = asked_about(&question, context)?;
-    level(known.node_type)
+    level(asked.concept?.node_type)
 }
 
 /// Words of a question that ask for the reason or the meaning of something.
@@ -321,17 +319,16 @@ const SEQUENCE_CUES: [&str; 3] = ["what happened", "what did you do", "what happ
 /// rungs (attributions, outcomes, lessons) is linked to it.
 fn probe_links(
     input: &OfflineInput<'_>,
-    context: &TurnContext<'_>,
+    asked: &Asked<'_, '_>,
     nodes: &[Node<'_>],
     finals: &[(String, String)],
 ) -> Vec<ExtractedRelationship> {
-    let first = probe_link(input, context, nodes, finals);
+    let first = probe_link(input, asked, nodes, finals);
     let mut out: Vec<ExtractedRelationship> = first.into_iter().collect();
-    if !cues::asks_why_it_happened(input.question) {
+    if !asked.why_it_happened {
         return out;
     }
-    let question = norm(input.question);
-    let Some(known) = asked_about(&question, context) else {
+    let Some(known) = asked.concept else {
         return out;
     };
     let (_, top) = input.methodology.level_range();
@@ -355,19 +352,15 @@ fn probe_links(
 /// The first link of [`probe_links`].
 fn probe_link(
     input: &OfflineInput<'_>,
-    context: &TurnContext<'_>,
+    asked: &Asked<'_, '_>,
     nodes: &[Node<'_>],
     finals: &[(String, String)],
 ) -> Option<ExtractedRelationship> {
-    let question = norm(input.question);
-    let reason = PROBE_CUES.iter().any(|cue| links::mentions(&question, cue));
-    let sequence = SEQUENCE_CUES
-        .iter()
-        .any(|cue| links::mentions(&question, cue));
-    if !reason && !sequence {
+    let reason = asked.reason;
+    if !reason && !asked.sequence {
         return None;
     }
-    let known = asked_about(&question, context)?;
+    let known = asked.concept?;
     let known_level = input.methodology.node_type(known.node_type)?.level;
     let link = |rung: &dyn Fn(u32) -> bool| {
         nodes
@@ -398,6 +391,34 @@ fn probe_link(
             .or_else(|| link(&|level| level == known_level && level > lowest))
     } else {
         link(&|_| true)
+    }
+}
+
+/// What the question asks, read once per answer.
+struct Asked<'c, 'a> {
+    /// The session's concepts, which the answer may name again.
+    known: &'c [KnownConcept<'a>],
+    /// The concept it asks about (see [`asked_about`]).
+    concept: Option<&'c KnownConcept<'a>>,
+    /// It asks for a reason or a meaning ([`PROBE_CUES`]).
+    reason: bool,
+    /// It asks what followed ([`SEQUENCE_CUES`]).
+    sequence: bool,
+    /// It asks why something happened ([`cues::asks_why_it_happened`]).
+    why_it_happened: bool,
+}
+
+impl<'c, 'a> Asked<'c, 'a> {
+    fn read(question: &str, context: &'c TurnContext<'a>) -> Self {
+        let normalised = norm(question);
+        let any = |cues: &[&str]| cues.iter().any(|cue| links::mentions(&normalised, cue));
+        Self {
+            known: context.known,
+            concept: asked_about(&normalised, context),
+            reason: any(&PROBE_CUES),
+            sequence: any(&SEQUENCE_CUES),
+            why_it_happened: cues::asks_why_it_happened(question),
+        }
     }
 }
 
@@ -433,7 +454,6 @@ fn probed<'k, 'a>(question: &str, known: &'k [KnownConcept<'a>]) -> Option<&'k K
             _ => w,
         })
         .collect();
-    let stem = |w: &str| w.chars().take(5).collect::<String>();
     known
         .iter()
         .filter_map(|k| {
@@ -452,12 +472,16 @@ fn probed<'k, 'a>(question: &str, known: &'k [KnownConcept<'a>]) -> Option<&'k K
         .map(|(_, k)| k)
 }
 
+/// A word's first five letters: "patient" and "patience", "cook" and "cooking" compare equal.
+fn stem(word: &str) -> String {
+    word.chars().take(5).collect()
+}
+
 /// `label` says `concept` again in fewer words ("being patient with them" for "being more
 /// patient with my kids"): it has a word of its own, each of its words is one of the
 /// concept's (intensifiers, "more" and pronouns aside, compared by their first five letters),
 /// and it is negated exactly when the concept is.
 pub(super) fn restates(label: &str, concept: &str) -> bool {
-    let stem = |w: &str| w.chars().take(5).collect::<String>();
     let own = |text: &str| -> Vec<String> {
         content_words(text)
             .into_iter()

@@ -14,6 +14,15 @@ fn offline_interviews_follow_the_respondent_up_the_ladder() {
     let oat = common::example("oat_milk_answers.txt");
     let db = tmp.path().join("oat.db");
     let turns = interview(&db, "oat_milk", &oat, &["--provider", "none"]);
+    // Answer 8 adds nothing new but comes back to an earlier concept ("The creamy texture
+    // again, really. That's the main thing."): the next question is about it, not about
+    // another concept still open from before (it was "froths well").
+    let after_return = turns.iter().find(|t| t["turn_number"] == 8).unwrap();
+    assert_eq!(
+        after_return["focus"]["label"], "creamy",
+        "{}",
+        after_return["next_question"]
+    );
     reports.push(measure("oat milk answers", "oat_milk", &oat, &turns));
     for (name, concept, path) in ladder_scripts() {
         let db = tmp.path().join(format!("{name}.db"));

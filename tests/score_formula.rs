@@ -87,6 +87,7 @@ strategies:
       graph.node.novelty.high: 0.2
       graph.node.novelty.medium: 0.1
       graph.node.is_new.true: 1.2
+      graph.node.is_mentioned.true: 0.6
       graph.node.level: 0.8
       graph.node.is_terminal.true: -2.0
       graph.node.type.consequence: 0.4

@@ -100,6 +100,12 @@ pub struct NodeState {
     /// How many focus turns in a row on this node used `last_strategy_used`.
     #[serde(default)]
     pub consecutive_same_strategy: u32,
+
+    /// Latest turn whose answer named this concept: the one that created it, or a later one
+    /// whose concept was merged into it or mapped to its slot. Trackers saved before this was
+    /// kept read 0, which [`Self::said_again_in`] takes as the creation turn.
+    #[serde(default)]
+    pub last_said_turn: u32,
 }
 
 impl NodeState {
@@ -128,7 +134,14 @@ impl NodeState {
             strategy_usage_count: BTreeMap::new(),
             last_strategy_used: None,
             consecutive_same_strategy: 0,
+            last_said_turn: turn_number,
         }
+    }
+
+    /// The answer of `turn` named this concept again, after an earlier answer created it.
+    #[must_use]
+    pub fn said_again_in(&self, turn: u32) -> bool {
+        self.created_at_turn < turn && self.last_said_turn.max(self.created_at_turn) == turn
     }
 
     /// True when the node has no edges in either direction.
@@ -199,6 +212,11 @@ impl NodeState {
             self.last_strategy_used = other.last_strategy_used;
             self.consecutive_same_strategy = other.consecutive_same_strategy;
         }
+        // A paraphrase folded in says the concept again in the turn that created it.
+        self.last_said_turn = self
+            .last_said_turn
+            .max(other.last_said_turn)
+            .max(self.created_at_turn.max(other.created_at_turn));
         self.created_at_turn = self.created_at_turn.min(other.created_at_turn);
         self.focus_count = self.focus_count.saturating_add(other.focus_count);
         self.last_focus_turn = self.last_focus_turn.max(other.last_focus_turn);
@@ -369,6 +387,14 @@ impl NodeStateTracker {
         self.states
             .entry(key)
             .or_insert_with(|| NodeState::registered(node, turn_number))
+    }
+
+    /// Records that the answer of `turn_number` named an existing node again (stage 4: its
+    /// concept merged into the node). Unknown nodes are ignored.
+    pub fn record_mention(&mut self, node_id: &str, turn_number: u32) {
+        if let Some(state) = self.states.get_mut(resolve(&self.slot_of, node_id)) {
+            state.last_said_turn = state.last_said_turn.max(turn_number);
+        }
     }
 
     /// Adjusts a node's edge counts by signed deltas, clamping at 0.
@@ -814,6 +840,28 @@ mod tests {
     }
 
     #[test]
+    fn a_mention_or_a_paraphrase_folded_in_says_a_concept_again() {
+        let mut tracker = NodeStateTracker::new();
+        tracker.register_node(&node("A"), 1);
+        assert!(
+            !tracker.get("A").unwrap().said_again_in(1),
+            "created, not said again"
+        );
+        tracker.record_mention("A", 3);
+        tracker.record_mention("ghost", 3);
+        let a = tracker.get("A").unwrap();
+        assert!(a.said_again_in(3));
+        assert!(!a.said_again_in(4));
+        // A paraphrase created in turn 5 and folded into A's slot says A again in turn 5.
+        tracker.map_to_slot("A", "slot:a");
+        tracker.register_node(&node("A again"), 5);
+        tracker.map_to_slot("A again", "slot:a");
+        let slot = tracker.get("slot:a").unwrap();
+        assert_eq!(slot.created_at_turn, 1);
+        assert!(slot.said_again_in(5));
+    }
+
+    #[test]
     fn edge_counts_clamp_at_zero_and_record_connections() {
         let mut tracker = NodeStateTracker::new();
         tracker.register_node(&node("A"), 1);
@@ -929,6 +977,11 @@ mod tests {
         assert_eq!(tracker.order, ["a", "b"]);
         assert_eq!(tracker.get("a").unwrap().focus_count, 3);
         assert_eq!(tracker.get("b").unwrap().last_focus_turn, None);
+        // Saved before `last_said_turn` was kept: the creation turn stands in for it.
+        let b = tracker.get("b").unwrap();
+        assert_eq!(b.last_said_turn, 0);
+        assert!(!b.said_again_in(2), "created in turn 2, not said again");
+        assert!(!b.said_again_in(3));
 
         let mut with_bad_order = value;
         with_bad_order["order"] = json!(["b", "ghost", "b"]);

@@ -358,6 +358,13 @@ pub const SIGNALS: &[SignalSpec] = &[
         "created by the answer just given"
     ),
     spec!(
+        "graph.node.is_mentioned",
+        "graph.node.is_mentioned",
+        N,
+        Kind::Bool,
+        "named again by the answer just given, after an earlier answer raised it"
+    ),
+    spec!(
         "graph.node.level",
         "graph.node.level",
         N,

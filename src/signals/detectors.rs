@@ -363,6 +363,16 @@ fn node_history_detectors() -> Vec<Detector> {
                 SignalValue::category(node::novelty(s, i.turn_number))
             });
         }),
+        detector!("graph.node.is_mentioned", [], |i, o| {
+            for (key, state) in tracked(i) {
+                let asked = i.tracker.previous_focus.as_deref() == Some(key.as_str());
+                o.set_node(
+                    key,
+                    "graph.node.is_mentioned",
+                    !asked && node::is_mentioned(state, i.turn_number),
+                );
+            }
+        }),
         detector!("graph.node.is_new", [], |i, o| {
             per_node(i, o, "graph.node.is_new", |s| {
                 node::is_new(s, i.turn_number).into()

@@ -88,6 +88,14 @@ pub fn is_new(s: &NodeState, turn: u32) -> bool {
     s.created_at_turn >= turn
 }
 
+/// `graph.node.is_mentioned` (with the detector's rule that the concept the question was
+/// about does not count: naming it is answering, not coming back to it): the answer just given
+/// named this concept again, after an earlier answer raised it ("The creamy texture again,
+/// really"). Not one of the original system's signals.
+pub fn is_mentioned(s: &NodeState, turn: u32) -> bool {
+    s.said_again_in(turn)
+}
+
 /// `graph.node.level`: the node type's ontology level placed on the methodology's ladder,
 /// 0.0 at its lowest level (an attribute) to 1.0 at its highest (a terminal value). A
 /// methodology whose types all share one level gives 0.0.

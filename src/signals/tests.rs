@@ -299,6 +299,46 @@ fn canonical_novelty_is_new_confirming_or_orphan() {
     assert_eq!(at("loose"), Some(&SignalValue::category("orphan")));
 }
 
+/// `graph.node.is_mentioned`: a concept the answer named again (merged into it, or a
+/// paraphrase mapped to its slot) is mentioned in that turn only; a new concept is new, not
+/// mentioned; and the concept the question was about is answered, not come back to.
+#[test]
+fn a_concept_named_again_is_mentioned_unless_it_was_asked_about() {
+    let mut t = NodeStateTracker::new();
+    t.register_node(&reg("creamy", 1), 1);
+    t.register_node(&reg("asked", 2), 1);
+    t.register_node(&reg("quiet", 1), 1);
+    t.register_node(&reg("slot-speed", 1), 1);
+    t.update_focus(Some("asked"), 1, "deepen");
+    // Turn 3's answer: "creamy" again, the asked-about concept again, a paraphrase of the
+    // slot, and something new.
+    t.record_mention("creamy", 3);
+    t.record_mention("asked", 3);
+    t.register_node(&reg("fast", 1), 3);
+    t.map_to_slot("fast", "slot-speed");
+    t.register_node(&reg("fresh", 1), 3);
+    let mentioned = |t: &NodeStateTracker, turn: u32, key: &str| {
+        let d = Registry::standard().detect(&bare_input(t, turn), None);
+        d.node(key, "graph.node.is_mentioned").cloned()
+    };
+    let yes = Some(SignalValue::Bool(true));
+    let no = Some(SignalValue::Bool(false));
+    assert_eq!(mentioned(&t, 3, "creamy"), yes);
+    assert_eq!(
+        mentioned(&t, 3, "slot-speed"),
+        yes,
+        "a paraphrase folded in"
+    );
+    assert_eq!(mentioned(&t, 3, "asked"), no, "the question was about it");
+    assert_eq!(mentioned(&t, 3, "fresh"), no, "new, not said again");
+    assert_eq!(mentioned(&t, 3, "quiet"), no);
+    assert_eq!(
+        mentioned(&t, 4, "creamy"),
+        no,
+        "only in the turn that said it"
+    );
+}
+
 #[test]
 fn absent_inputs_emit_nothing_rather_than_guesses() {
     let t = NodeStateTracker::new();

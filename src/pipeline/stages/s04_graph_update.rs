@@ -9,7 +9,7 @@ use crate::config::Methodology;
 use crate::graph::node_state::{NodeRegistration, NodeStateTracker};
 use crate::graph::records::KgNode;
 use crate::graph::surface::{
-    ExtractedConcept, SurfaceUpdate, TurnExtraction, TurnOrigin, apply_extraction, norm,
+    ExtractedConcept, Resolution, SurfaceUpdate, TurnExtraction, TurnOrigin, apply_extraction, norm,
 };
 use crate::pipeline::PipelineError;
 use crate::pipeline::contracts::{
@@ -168,6 +168,11 @@ fn track_update(
             },
             turn,
         );
+    }
+    for resolution in &update.resolutions {
+        if let Resolution::Exact { node_id } | Resolution::Semantic { node_id, .. } = resolution {
+            tracker.record_mention(node_id, turn);
+        }
     }
     for edge in &update.new_edges {
         tracker.update_edge_counts(&edge.source_node_id, 1, 0, Some(&edge.target_node_id));

@@ -586,3 +586,15 @@ fn a_sentence_initial_when_ends_before_a_new_subject_ahead_of_a_later_comma() {
         "{when:?}"
     );
 }
+
+#[test]
+fn a_message_said_to_an_unsaid_hearer_is_not_the_speakers_to_do() {
+    let a = analyze("The guy just said to try another site.");
+    let say = frame(&a, "say");
+    assert_eq!(arg(say, ArgRole::Arg0), Some("The guy"));
+    assert_eq!(arg(say, ArgRole::Arg1), Some("to try another site"));
+    assert_eq!(arg(frame(&a, "try"), ArgRole::Arg0), None);
+    // Asking to do something is the asker's own step.
+    let a = analyze("She asked to see the manager.");
+    assert_eq!(arg(frame(&a, "see"), ArgRole::Arg0), Some("She"));
+}

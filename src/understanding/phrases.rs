@@ -970,6 +970,32 @@ mod tests {
     }
 
     #[test]
+    fn a_told_step_a_phrasal_verb_and_where_someone_got_read_whole() {
+        // A critical incident run gave "guy try another site", "husband brings" and "got with
+        // six miles left".
+        let l = labels(
+            "I rang the helpline and waited twenty minutes, and the guy just said to try \
+             another site.",
+        );
+        assert!(l.iter().any(|l| l == "try another site"), "{l:?}");
+        assert!(!l.iter().any(|l| l.contains("guy try")), "{l:?}");
+        assert_eq!(
+            labels("My husband still brings it up."),
+            ["husband brings it up"]
+        );
+        assert_eq!(
+            labels("We got there with six miles left."),
+            ["got there with six miles left"]
+        );
+        assert!(
+            labels("She asked to see the manager.")
+                .iter()
+                .any(|l| l == "see the manager"),
+            "asking to do something is the asker's own step"
+        );
+    }
+
+    #[test]
     fn a_denial_passes_over_a_verb_with_nothing_of_its_own() {
         // The meal kits tmux run asked "When that goes well, what does that make possible
         // for you?" of something the respondent did not want to be doing.

@@ -117,6 +117,13 @@ impl Builder<'_, '_> {
             draft.add(ArgRole::Arg1, infinitive);
             return subject;
         }
+        // "the guy just said to try another site", "the doctor advised to rest": the message
+        // is for a hearer left unsaid, so the speaker does not do what it says ("she asked to
+        // see the manager" is hers to do).
+        if nothing_between && matches!(lemma.as_str(), "say" | "tell" | "advise" | "warn") {
+            draft.add(ArgRole::Arg1, infinitive);
+            return None;
+        }
         let object = (chunk::np_end(doc, between.start, between.end) == Some(between.end))
             .then_some(between);
         match object {

@@ -226,6 +226,8 @@ impl Reader<'_> {
                 || self.demonstrative_of_partitive(i, &kept)
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
+                || (!kept.is_empty() && self.object_before_particle(i))
+                || (!kept.is_empty() && self.there_after_arriving(i))
                 || (w.norm == "one"
                     && self
                         .word(i + 1)
@@ -250,6 +252,29 @@ impl Reader<'_> {
                     .is_none_or(|p| p.class != WordClass::Determiner)
         };
         hedge_at(i) || (norm(i) == "of" && i.checked_sub(1).is_some_and(hedge_at))
+    }
+
+    /// Word `i` is "it" between a verb and its particle ("brings it up", "sorted it out"):
+    /// the phrasal verb reads whole only with it.
+    fn object_before_particle(&self, i: usize) -> bool {
+        self.word(i).is_some_and(|w| w.norm == "it")
+            && self
+                .word(i + 1)
+                .is_some_and(|w| w.class == WordClass::Particle)
+    }
+
+    /// Word `i` is "there" right after a verb of getting somewhere ("got there with six miles
+    /// left", "went there twice"): where they got to, not a filler ("standing there").
+    fn there_after_arriving(&self, i: usize) -> bool {
+        self.word(i).is_some_and(|w| w.norm == "there")
+            && i.checked_sub(1)
+                .and_then(|p| self.word(p))
+                .is_some_and(|p| {
+                    matches!(
+                        crate::srl::verb_lemma(&p.norm).as_str(),
+                        "get" | "go" | "come" | "arrive"
+                    )
+                })
     }
 
     /// Word `i` is the "part" or "of" of "part of" before a verb in -ing ("part of being a

@@ -996,6 +996,23 @@ mod tests {
     }
 
     #[test]
+    fn the_main_thing_is_what_it_points_back_at() {
+        // A tmux run on oat milk asked 'You mentioned "main thing for me". Could you say a
+        // little more about what that means to you?'
+        assert_eq!(
+            labels("Honestly the creamy texture is the main thing for me."),
+            ["creamy texture"]
+        );
+        assert_eq!(labels("The price is the big deal."), ["price"]);
+        // A description with a noun of its own is still one.
+        assert!(
+            labels("Cooking is a big part of my life.")
+                .iter()
+                .any(|l| l.contains("life")),
+        );
+    }
+
+    #[test]
     fn a_denial_passes_over_a_verb_with_nothing_of_its_own() {
         // The meal kits tmux run asked "When that goes well, what does that make possible
         // for you?" of something the respondent did not want to be doing.

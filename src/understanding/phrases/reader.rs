@@ -666,6 +666,22 @@ impl Reader<'_> {
                 .any(|w| w.class == WordClass::Noun && lexicon::is_pointer_noun(&w.norm))
         });
         let subject = subject.filter(|_| !pointer);
+        // "The creamy texture is the main thing for me": a description whose only nouns point
+        // back at the subject says how much it matters; the subject is the concept.
+        let mut nouns = description
+            .iter()
+            .flat_map(Clone::clone)
+            .filter(|&i| !self.is_quantity_hedge(i))
+            .filter_map(|i| self.word(i))
+            .filter(|w| w.class == WordClass::Noun)
+            .peekable();
+        let points_back = nouns.peek().is_some()
+            && nouns
+                .all(|w| matches!(w.norm.as_str(), "thing" | "point" | "deal" | "bit" | "part"));
+        if let Some(s) = subject.filter(|_| points_back) {
+            let main = self.phrase(std::slice::from_ref(s), 0..0, Origin::Predicate);
+            return FramePhrases::new(None, main, None);
+        }
         let subject_phrase =
             subject.and_then(|s| self.phrase(std::slice::from_ref(s), 0..0, Origin::Subject));
         let described = self.phrase(&description, 0..0, Origin::Predicate);

@@ -306,6 +306,11 @@ const PROBE_CUES: [&str; 10] = [
     "trying to achieve",
 ];
 
+/// Words of a question that ask what the respondent's words say rather than why they matter
+/// ("When you say "creamy", what exactly do you mean?", "what does that mean in practice?"):
+/// a clarification, whose answer restates the concept instead of climbing from it.
+const CLARIFICATION_CUES: [&str; 2] = ["you mean", "in practice"];
+
 /// Words of a question that ask what followed something ("What happened when you got to
 /// A&E?", "What did you do then?").
 const SEQUENCE_CUES: [&str; 3] = ["what happened", "what did you do", "what happened next"];
@@ -400,7 +405,8 @@ struct Asked<'c, 'a> {
     known: &'c [KnownConcept<'a>],
     /// The concept it asks about (see [`asked_about`]).
     concept: Option<&'c KnownConcept<'a>>,
-    /// It asks for a reason or a meaning ([`PROBE_CUES`]).
+    /// It asks for a reason or a meaning ([`PROBE_CUES`]), not for a clarification
+    /// ([`CLARIFICATION_CUES`]).
     reason: bool,
     /// It asks what followed ([`SEQUENCE_CUES`]).
     sequence: bool,
@@ -415,7 +421,7 @@ impl<'c, 'a> Asked<'c, 'a> {
         Self {
             known: context.known,
             concept: asked_about(&normalised, context),
-            reason: any(&PROBE_CUES),
+            reason: any(&PROBE_CUES) && !any(&CLARIFICATION_CUES),
             sequence: any(&SEQUENCE_CUES),
             why_it_happened: cues::asks_why_it_happened(question),
         }

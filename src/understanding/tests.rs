@@ -476,6 +476,39 @@ fn an_answer_that_turns_to_another_subject_is_no_reason_for_the_probed_concept()
 }
 
 #[test]
+fn a_clarification_is_no_probe_for_a_reason() {
+    // Seen on the shipped oat milk answers: after 'When you say "creamy", what exactly do you
+    // mean?', "It keeps for a week in the fridge once it's open, so I waste less" was linked
+    // from "creamy": "mean" was read as a reason cue.
+    let probe = |question: &'static str| Probe {
+        methodology: "means_end_chain",
+        typed: ("waste less", "functional_consequence"),
+        known: ("creamy", "attribute"),
+        question,
+        answer: "It keeps for a week in the fridge once it's open, so I waste less.",
+        topic: "oat milk",
+    };
+    for question in [
+        "When you say \"creamy\", what exactly do you mean?",
+        "When you say \"creamy\", what does that mean in practice for you?",
+    ] {
+        let (e, _) = probe(question).run();
+        assert!(
+            e.relationships.iter().all(|r| r.source != "creamy"),
+            "{question}: {e:?}"
+        );
+    }
+    // What it means to the respondent is a probe for a reason.
+    let (e, _) = probe("What does \"creamy\" mean to you?").run();
+    assert!(
+        e.relationships
+            .iter()
+            .any(|r| r.source == "creamy" && r.target.contains("waste less")),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn the_probed_concept_said_again_in_fewer_words_is_that_concept() {
     // Seen on the shipped oat milk answers: "Being patient with them" became a concept of its
     // own beside "being more patient with my kids", and the next question asked about it.

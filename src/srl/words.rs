@@ -307,6 +307,13 @@ pub(super) fn takes_small_clause(lemma: &str) -> bool {
     )
 }
 
+/// Verbs of telling whose bare infinitive is a message for a hearer left unsaid ("the guy
+/// said to try another site", "the doctor advised to rest"): the speaker does not do what it
+/// says.
+pub(super) fn is_message_without_hearer(lemma: &str) -> bool {
+    matches!(lemma, "say" | "tell" | "advise" | "warn")
+}
+
 /// Object-control verbs whose object is a hearer (`ARG2`) and whose infinitive is the
 /// message (`ARG1`): "my doctor told me to cut down".
 pub(super) fn is_directive(lemma: &str) -> bool {

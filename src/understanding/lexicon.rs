@@ -190,10 +190,15 @@ const EVALUATIVE_WORDS: &str = "important alright fine okay ok good great nice b
     issue case sense back comes asking bits looking nightmare pointless crazy awful terrible \
     brilliant amazing ridiculous annoying obvious helpful";
 
-/// Nouns that only point at what follows them in a copular sentence ("the main reason is
-/// comfort", "the problem is the queue"): the description is the concept.
-const POINTER_NOUNS: &str = "reason point thing problem issue answer idea truth question \
-    deal fact";
+/// Nouns with no content of their own ("thing", "bit"): as a copular description they point
+/// back at the subject ("the creamy texture is the main thing"), as a subject forward at the
+/// description ("the best bit is the quiet").
+const EMPTY_NOUNS: &str = "thing point deal bit part";
+
+/// Nouns that, besides the [`EMPTY_NOUNS`], only point at what follows them in a copular
+/// sentence ("the main reason is comfort", "the problem is the queue"): the description is the
+/// concept. They carry a stance or a role, so they point forward only.
+const POINTER_NOUNS: &str = "reason problem issue answer idea truth question fact";
 
 /// Words of time that are no concept on their own ("day", "morning"), only the scene of one.
 const TIME_WORDS: &str = "day days morning mornings evening evenings night nights week weeks \
@@ -244,7 +249,11 @@ pub(super) fn is_evaluative(word: &str) -> bool {
 }
 
 pub(super) fn is_pointer_noun(word: &str) -> bool {
-    listed(POINTER_NOUNS, word)
+    is_empty_noun(word) || listed(POINTER_NOUNS, word)
+}
+
+pub(super) fn is_empty_noun(word: &str) -> bool {
+    listed(EMPTY_NOUNS, word)
 }
 
 pub(super) fn is_time_word(word: &str) -> bool {

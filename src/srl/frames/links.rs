@@ -117,10 +117,9 @@ impl Builder<'_, '_> {
             draft.add(ArgRole::Arg1, infinitive);
             return subject;
         }
-        // "the guy just said to try another site", "the doctor advised to rest": the message
-        // is for a hearer left unsaid, so the speaker does not do what it says ("she asked to
-        // see the manager" is hers to do).
-        if nothing_between && matches!(lemma.as_str(), "say" | "tell" | "advise" | "warn") {
+        // "the guy just said to try another site": no controller ("she asked to see the
+        // manager" is hers to do).
+        if nothing_between && words::is_message_without_hearer(&lemma) {
             draft.add(ArgRole::Arg1, infinitive);
             return None;
         }

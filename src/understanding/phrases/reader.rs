@@ -675,9 +675,7 @@ impl Reader<'_> {
             .filter_map(|i| self.word(i))
             .filter(|w| w.class == WordClass::Noun)
             .peekable();
-        let points_back = nouns.peek().is_some()
-            && nouns
-                .all(|w| matches!(w.norm.as_str(), "thing" | "point" | "deal" | "bit" | "part"));
+        let points_back = nouns.peek().is_some() && nouns.all(|w| lexicon::is_empty_noun(&w.norm));
         if let Some(s) = subject.filter(|_| points_back) {
             let main = self.phrase(std::slice::from_ref(s), 0..0, Origin::Predicate);
             return FramePhrases::new(None, main, None);

@@ -5,6 +5,7 @@
 
 use std::ops::Range;
 
+use super::lexicon;
 use super::tagger::Tag;
 use super::token::Doc;
 use super::words;
@@ -86,6 +87,9 @@ fn contact_relative(doc: &Doc<'_>, i: usize, limit: usize) -> Option<(usize, usi
     while k < limit && matches!(doc.tag(k), Tag::Aux | Tag::Neg | Tag::Adv) {
         k += 1;
     }
+    if let Some(end) = copular_relative_end(doc, subject_end, k, limit) {
+        return Some((subject_end, end));
+    }
     let verb = doc.norm(k);
     let filler = k == subject_end
         && doc.tag(i) == Tag::Pron
@@ -105,6 +109,25 @@ fn contact_relative(doc: &Doc<'_>, i: usize, limit: usize) -> Option<(usize, usi
         || matches!(doc.tag(k), Tag::Punct | Tag::Conj | Tag::Sconj | Tag::Aux)
         || (doc.tag(k) == Tag::Verb && !doc.norm(k).ends_with("ing"));
     ends.then_some((subject_end, k))
+}
+
+/// "the kind of parent [my mum was to me]": a relative clause without "that" whose verb is a
+/// form of "be" after its subject (the auxiliaries `subject_end..k`), whose description is the
+/// noun it follows, with at most a "to me" or "for us" after it before the clause ends.
+fn copular_relative_end(
+    doc: &Doc<'_>,
+    subject_end: usize,
+    k: usize,
+    limit: usize,
+) -> Option<usize> {
+    let be = k.checked_sub(1).filter(|&b| b >= subject_end)?;
+    if !lexicon::is_be(doc.norm(be)) || doc.tag(be) != Tag::Aux {
+        return None;
+    }
+    let hearer = matches!(doc.norm(k), "to" | "for") && doc.tag(k + 1) == Tag::Pron;
+    let end = if hearer { k + 2 } else { k };
+    let ends = end >= limit || matches!(doc.tag(end), Tag::Punct | Tag::Conj | Tag::Sconj);
+    ends.then_some(end)
 }
 
 /// [`np_end`] continued through coordination: "oat milk, almond milk and soy".
@@ -129,7 +152,8 @@ pub(super) fn complement_end(doc: &Doc<'_>, i: usize, limit: usize) -> usize {
     let mut k = i;
     while k < limit {
         let continues = match doc.tag(k) {
-            Tag::Noun
+            // "the kind of parent [my mum was to me]".
+            Tag::Noun | Tag::Det
                 if k > i
                     && doc.tag(k - 1) == Tag::Noun
                     && let Some(end) = contact_relative_end(doc, k, limit) =>

@@ -288,7 +288,10 @@ impl Builder<'_, '_> {
         }
         // A preposition right before the next verb group governs a gerund ("by charging at
         // night"): the phrase runs to the clause end.
-        let gerund_follows = k + 1 == to && doc.tag(to) == Tag::Verb;
+        // "it's about being a good parent": "being" and "having" are gerunds too.
+        let gerund_follows = k + 1 == to
+            && (doc.tag(to) == Tag::Verb
+                || (doc.tag(to) == Tag::Aux && doc.norm(to).ends_with("ing")));
         if gerund_follows && let Some(role) = roles::pp_role(doc, k, to..to, &draft.head()) {
             draft.add(role, k..self.clause_end);
         }

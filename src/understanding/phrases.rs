@@ -628,6 +628,17 @@ mod tests {
             labels("I want to be the kind of teacher they can rely on."),
             ["kind of teacher they can rely on"]
         );
+        // A form of "be" as the relative clause's verb, seen in a tmux run at the top of a
+        // ladder: "it's about being …" gave no concept, and the relative clause was cut
+        // ("kind of parent my mum").
+        assert_eq!(
+            labels("I suppose it's about being the kind of parent my mum was to me."),
+            ["being the kind of parent my mum was"]
+        );
+        assert_eq!(
+            labels("I want to be the kind of parent my mum was to me."),
+            ["kind of parent my mum was"]
+        );
         // A noun opening its clause is still the subject of the verb after it.
         assert_eq!(labels("The oat milk froths."), ["oat milk froths"]);
     }

@@ -10,7 +10,8 @@ use super::{Origin, Phrase, Reader, Shape};
 
 /// Longest label in words: the naming conventions ask for 2–5, and a verb phrase with its
 /// object and context needs a little more ("start the day in a good mood"). A longer phrase
-/// loses its trailing parts first, so labels end on a whole phrase.
+/// loses its trailing parts first, so labels end on a whole phrase. Articles do not count
+/// ("being the kind of parent my mum was").
 const MAX_LABEL_WORDS: usize = 7;
 
 /// Words too generic to stand as a concept on their own ("main thing", "whole way").
@@ -37,9 +38,10 @@ impl Reader<'_> {
             indices.sort_unstable();
             indices.dedup();
             let kept = self.label_words(&indices, &verb);
-            if kept.len() <= MAX_LABEL_WORDS || parts.len() <= 1 {
-                let cut = kept.get(MAX_LABEL_WORDS).copied();
-                let mut kept: Vec<usize> = kept.into_iter().take(MAX_LABEL_WORDS).collect();
+            let counted = self.within_label_length(&kept);
+            if counted == kept.len() || parts.len() <= 1 {
+                let cut = kept.get(counted).copied();
+                let mut kept: Vec<usize> = kept.into_iter().take(counted).collect();
                 if let Some(next) = cut {
                     self.drop_open_group(&mut kept, next);
                 }
@@ -47,6 +49,23 @@ impl Reader<'_> {
             }
             parts.pop();
         }
+    }
+
+    /// How many of the words `kept` fit in a label: [`MAX_LABEL_WORDS`] besides articles.
+    fn within_label_length(&self, kept: &[usize]) -> usize {
+        let mut counted = 0;
+        for (n, &i) in kept.iter().enumerate() {
+            let article = self
+                .word(i)
+                .is_some_and(|w| matches!(w.norm.as_str(), "the" | "a" | "an"));
+            if !article {
+                counted += 1;
+            }
+            if counted > MAX_LABEL_WORDS {
+                return n;
+            }
+        }
+        kept.len()
     }
 
     /// `range` without a noun group set after a comma to rename the one before it ("my
@@ -226,6 +245,7 @@ impl Reader<'_> {
                 || self.demonstrative_of_partitive(i, &kept)
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
+                || self.copula_of_relative(i, &kept)
                 || (!kept.is_empty() && self.object_before_particle(i))
                 || (!kept.is_empty() && self.there_after_arriving(i))
                 || (w.norm == "one"
@@ -378,6 +398,28 @@ impl Reader<'_> {
         });
         let verb_next = self.word(i + 1).is_some_and(|w| w.class == WordClass::Verb);
         modal && after_nominal && verb_next
+    }
+
+    /// A form of "be" ending a relative clause inside a label ("the kind of parent my mum was
+    /// (to me)"): without it the label says a different thing.
+    fn copula_of_relative(&self, i: usize, kept: &[usize]) -> bool {
+        let copula = self.word(i).is_some_and(|w| {
+            w.class == WordClass::Auxiliary
+                && matches!(w.norm.as_str(), "was" | "is" | "were" | "are" | "am")
+        });
+        let after_noun = kept.last().is_some_and(|&k| {
+            k + 1 == i && self.word(k).is_some_and(|w| w.class == WordClass::Noun)
+        });
+        let norm = |k: usize| self.word(k).map(|w| w.norm.as_str());
+        let hearer = matches!(norm(i + 1), Some("to" | "for"))
+            && self
+                .word(i + 2)
+                .is_some_and(|w| w.class == WordClass::Pronoun);
+        let ends = |k: usize| {
+            self.word(k)
+                .is_none_or(|w| w.class == WordClass::Punctuation)
+        };
+        copula && after_noun && (ends(i + 1) || (hearer && ends(i + 3)))
     }
 
     /// A subject pronoun right after a noun and before a verb group inside a label ("teacher

@@ -229,8 +229,8 @@ const NEGATIVE_AFFECT_VERBS: &str = "annoy bother irritate frustrate nag bug wor
 const POSITIVE_AFFECT_VERBS: &str = "please delight excite thrill cheer reassure comfort \
     calm relax relieve";
 
-/// Fixed phrases of talk that carry no content ("to be honest", "to be fair").
-pub(super) const FILLER_PHRASES: [&str; 7] = [
+/// Fixed phrases of talk that carry no content ("to be honest", "thank god", "full stop").
+pub(super) const FILLER_PHRASES: [&str; 12] = [
     "to be honest",
     "step by step",
     "to be fair",
@@ -238,6 +238,11 @@ pub(super) const FILLER_PHRASES: [&str; 7] = [
     "if i 'm honest",
     "at the end of the day",
     "to be frank",
+    "not going to lie",
+    "thank god",
+    "thank goodness",
+    "full stop",
+    "fair enough",
 ];
 
 fn listed(list: &str, word: &str) -> bool {

@@ -129,6 +129,8 @@ pub(super) struct Reader<'a> {
     words: &'a [TaggedWord],
     /// Word ranges of every frame's predicate: another frame's verb ends an argument.
     predicates: Vec<Range<usize>>,
+    /// Words of fixed phrases of talk ("to be honest", "full stop"), in no label.
+    filler: Vec<bool>,
 }
 
 /// Reads the candidate phrases of `answer` from its tagged `words` and SRL `analysis`.
@@ -137,15 +139,16 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         answer,
         words,
         predicates: Vec::new(),
+        filler: Vec::new(),
     };
     reader.predicates = analysis
         .srl_frames
         .iter()
         .map(|f| reader.range(&f.predicate))
         .collect();
+    reader.filler = reader.fillers();
     let mut out = Phrases::default();
-    let mut covered = vec![false; words.len()];
-    reader.cover_fillers(&mut covered);
+    let mut covered = reader.filler.clone();
     // Phrase index of each frame's subject and main phrase, for causative links.
     let mut main_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
     let mut subject_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
@@ -156,6 +159,11 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             continue;
         }
         reader.mark(&mut covered, frame);
+        // "thank god", "I'm not going to lie": a verb of a fixed phrase of talk says nothing.
+        let predicate = reader.range(&frame.predicate);
+        if !predicate.is_empty() && predicate.clone().all(|i| reader.is_filler(i)) {
+            continue;
+        }
         // "I don't feel like I'm missing out", "I don't think it's worth it": the denial
         // belongs to the clause that follows.
         let denied = raised.take().is_some_and(|end| {
@@ -892,6 +900,30 @@ mod tests {
             labels("I just like it.")
         );
         assert!(labels("I think so.").is_empty());
+        // Seen in the round 4 answers: "thank god", "not going to lie" and "full stop" came
+        // out as events.
+        for (answer, concept) in [
+            (
+                "Thank god I checked the label before she ate any.",
+                "checked the label",
+            ),
+            (
+                "Gutted, I'm not going to lie, we lost the whole deposit.",
+                "lost the whole deposit",
+            ),
+            ("I don't eat meat now, full stop.", "eat meat"),
+        ] {
+            let l = labels(answer);
+            assert!(l.iter().any(|l| l.contains(concept)), "{answer}: {l:?}");
+            assert!(
+                !l.iter()
+                    .any(|l| ["thank", "lie", "full stop"].iter().any(|f| l.contains(f))),
+                "{answer}: {l:?}"
+            );
+        }
+        // Read as the object across the comma.
+        let l = labels("Only buy through the official resale now, full stop.");
+        assert!(!l.iter().any(|l| l.contains("stop")), "{l:?}");
     }
 
     #[test]

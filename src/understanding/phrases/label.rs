@@ -232,7 +232,7 @@ impl Reader<'_> {
                 break;
             }
             previous = Some(w);
-            if self.is_quantity_hedge(i) || self.is_kind_of_hedge(i) {
+            if self.is_quantity_hedge(i) || self.is_kind_of_hedge(i) || self.is_filler(i) {
                 continue;
             }
             if self.opens_part_of_doing(i) {

@@ -406,9 +406,10 @@ impl Reader<'_> {
         if has_noun { range.start..end } else { range }
     }
 
-    /// Marks the words of fixed phrases of talk ("to be honest") as covered, so that no
-    /// fragment is read from them.
-    pub(super) fn cover_fillers(&self, covered: &mut [bool]) {
+    /// Which words belong to fixed phrases of talk ("to be honest"): no frame, fragment or
+    /// label is read from them.
+    pub(super) fn fillers(&self) -> Vec<bool> {
+        let mut covered = vec![false; self.words.len()];
         for phrase in lexicon::FILLER_PHRASES {
             let parts: Vec<&str> = phrase.split_whitespace().collect();
             let n = parts.len();
@@ -424,6 +425,12 @@ impl Reader<'_> {
                 }
             }
         }
+        covered
+    }
+
+    /// Word `i` belongs to a fixed phrase of talk.
+    pub(super) fn is_filler(&self, i: usize) -> bool {
+        self.filler.get(i).copied().unwrap_or(false)
     }
 
     /// Joins fragment `p` to the phrase it modifies when a preposition alone separates them

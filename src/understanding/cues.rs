@@ -575,6 +575,15 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
     {
         return vec!["attribute"];
     }
+    // "I've got more patience", "less stress": a change in what the respondent has is a
+    // consequence; a value is not counted out in more or less.
+    let more_or_less = cue
+        .words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "more" | "less" | "fewer"));
+    if cue.respondent() && more_or_less && !cue.verbal() {
+        return vec!["psychosocial_consequence", "functional_consequence"];
+    }
     if cue.respondent() {
         // What the respondent gets is no property of the product.
         return vec![
@@ -772,6 +781,20 @@ mod tests {
                 "means_end_chain"
             )
             .contains(&"terminal_value")
+        );
+    }
+
+    #[test]
+    fn more_or_less_of_something_is_a_consequence() {
+        // Seen in a headless run: "more patience" typed a value lifted the answer to "why does
+        // that matter" above the consequences it named.
+        assert_eq!(
+            types_of(
+                "If I start the day in a good mood I've got more patience.",
+                "more patience",
+                "means_end_chain"
+            ),
+            ["psychosocial_consequence", "functional_consequence"]
         );
     }
 

@@ -183,7 +183,9 @@ impl TypeIndex {
         let first = label.split_whitespace().next();
         let verbal = first.is_some_and(srl::is_known_verb);
         match prefix {
-            Some(p) if first != Some(p) && !verbal => format!("{p} {}", with_article(label)),
+            Some(p) if first != Some(p) && !verbal && !names_a_thing(label) => {
+                format!("{p} {}", with_article(label))
+            }
             _ => label.to_owned(),
         }
     }
@@ -239,6 +241,24 @@ impl TypeIndex {
             margin,
         })
     }
+}
+
+/// The label names a thing one has or gets, not a way of being ("being a more patience"): a
+/// noun phrase headed (before any preposition) by an abstract noun ("more patience",
+/// "independence", "freedom"). Read alone, "patient" tags as a noun too ("more patient with
+/// my kids"), so a noun of any other form is not enough.
+fn names_a_thing(label: &str) -> bool {
+    let words = srl::tag_words(label);
+    let head = words
+        .iter()
+        .take_while(|w| w.class != WordClass::Preposition)
+        .last();
+    head.is_some_and(|h| {
+        h.class == WordClass::Noun
+            && ["ness", "ence", "ance", "dom", "ity", "ment"]
+                .iter()
+                .any(|suffix| h.norm.ends_with(suffix))
+    })
 }
 
 /// A label that is one singular noun after its adjectives ("patient dad") with the article
@@ -331,6 +351,17 @@ mod tests {
             "being responsible"
         );
         assert_eq!(index.conventional_label("attribute", "creamy"), "creamy");
+        assert_eq!(
+            index.conventional_label("instrumental_value", "patient mum"),
+            "being a patient mum"
+        );
+        // Seen in a headless run: "I've got more patience" asked back as "being a more
+        // patience".
+        assert_eq!(
+            index.conventional_label("instrumental_value", "more patience"),
+            "more patience",
+            "a thing one has is not forced into the being form"
+        );
         assert_eq!(
             index.conventional_label("instrumental_value", "sound professional"),
             "sound professional",

@@ -466,7 +466,7 @@ const FEELINGS: &str = "proud guilty confident anxious stressed relaxed calm cal
     embarrassed happy happier sad lonely invisible panicked panic furious angry livid shocked \
     stunned relieved scared terrified confused frustrated gutted sank blank maddening \
     nervous worried worry worrying jittery ashamed awkward presentable difficult sane insane \
-    connected isolated annoyed irritated panicking upset";
+    connected isolated annoyed irritated panicking upset patience";
 /// Verbs that open a feeling ("feel proud", "felt invisible").
 const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.
@@ -792,6 +792,14 @@ mod tests {
             types_of(
                 "If I start the day in a good mood I've got more patience.",
                 "more patience",
+                "means_end_chain"
+            ),
+            ["psychosocial_consequence"]
+        );
+        assert_eq!(
+            types_of(
+                "Since the move I've got more time in the evenings.",
+                "more time in the evenings",
                 "means_end_chain"
             ),
             ["psychosocial_consequence", "functional_consequence"]

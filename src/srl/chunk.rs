@@ -100,6 +100,14 @@ fn contact_relative(doc: &Doc<'_>, i: usize, limit: usize) -> Option<(usize, usi
     if k >= limit || doc.tag(k) != Tag::Verb || verb.ends_with("ing") || filler {
         return None;
     }
+    // "the kind of manager [I wish [I'd had]]": the gap is in the clause the verb takes.
+    if words::takes_clause(&lexicon::lemma(verb))
+        && doc.tag(k + 1) == Tag::Pron
+        && words::is_relative_subject(doc.norm(k + 1))
+        && let Some((_, end)) = contact_relative(doc, k + 1, limit)
+    {
+        return Some((subject_end, end));
+    }
     k += 1;
     // A stranded preposition or particle: "count on", "put up with".
     while k < limit && matches!(doc.tag(k), Tag::Prep | Tag::Part) && k < subject_end + 8 {
@@ -111,17 +119,19 @@ fn contact_relative(doc: &Doc<'_>, i: usize, limit: usize) -> Option<(usize, usi
     ends.then_some((subject_end, k))
 }
 
-/// "the kind of parent [my mum was to me]": a relative clause without "that" whose verb is a
-/// form of "be" after its subject (the auxiliaries `subject_end..k`), whose description is the
-/// noun it follows, with at most a "to me" or "for us" after it before the clause ends.
+/// "the kind of parent [my mum was to me]", "the manager [I never had]": a relative clause
+/// without "that" whose verb is a form of "be" or "have" after its subject (the auxiliaries
+/// `subject_end..k`), whose description or object is the noun it follows, with at most a "to
+/// me" or "for us" after it before the clause ends.
 fn copular_relative_end(
     doc: &Doc<'_>,
     subject_end: usize,
     k: usize,
     limit: usize,
 ) -> Option<usize> {
-    let be = k.checked_sub(1).filter(|&b| b >= subject_end)?;
-    if !lexicon::is_be(doc.norm(be)) || doc.tag(be) != Tag::Aux {
+    let verb = k.checked_sub(1).filter(|&b| b >= subject_end)?;
+    let norm = doc.norm(verb);
+    if !(lexicon::is_be(norm) || lexicon::is_have(norm)) || doc.tag(verb) != Tag::Aux {
         return None;
     }
     let hearer = matches!(doc.norm(k), "to" | "for") && doc.tag(k + 1) == Tag::Pron;
@@ -220,10 +230,24 @@ pub(super) fn in_contact_relative(
 ) -> bool {
     (1..=3).any(|len| {
         group_start.checked_sub(len).is_some_and(|subject| {
-            contact_subject(doc, subject, floor, limit).is_some_and(|end| end == group_start)
+            contact_subject(doc, subject, floor, limit)
+                .is_some_and(|(subject_end, _)| subject_end == group_start)
         })
+    }) || nested_in_contact_relative(doc, group_start, floor, limit)
+}
+
+/// Whether word `at` lies inside the clause a relative clause without "that" takes, after its
+/// own verb ("the kind of manager [I wish [I'd had]]"): what follows belongs to the noun's
+/// phrase too.
+fn nested_in_contact_relative(doc: &Doc<'_>, at: usize, floor: usize, limit: usize) -> bool {
+    (at.saturating_sub(MAX_RELATIVE_REACH).max(floor)..at).any(|subject| {
+        contact_subject(doc, subject, floor, limit)
+            .is_some_and(|(subject_end, end)| subject_end < at && at < end)
     })
 }
+
+/// Most words from a relative clause's subject to a verb group inside it.
+const MAX_RELATIVE_REACH: usize = 8;
 
 /// Whether a relative clause without "that" opens at `subject` ("the kind of teacher [they
 /// can rely on]"): a subject pronoun there does not start a clause of its own.
@@ -234,11 +258,18 @@ pub(super) fn in_contact_relative_at(
     limit: usize,
 ) -> bool {
     contact_subject(doc, subject, floor, limit).is_some()
+        || nested_in_contact_relative(doc, subject, floor, limit)
 }
 
-/// Where the subject at `subject` of a relative clause without "that" ends, when one opens
-/// there after a noun or an indefinite pronoun that follows a verb of the clause from `floor`.
-fn contact_subject(doc: &Doc<'_>, subject: usize, floor: usize, limit: usize) -> Option<usize> {
+/// Where the subject at `subject` of a relative clause without "that" ends, and where the
+/// clause ends, when one opens there after a noun or an indefinite pronoun that follows a verb
+/// of the clause from `floor`.
+fn contact_subject(
+    doc: &Doc<'_>,
+    subject: usize,
+    floor: usize,
+    limit: usize,
+) -> Option<(usize, usize)> {
     let head = subject.checked_sub(1).filter(|h| *h >= floor)?;
     let norm = doc.norm(head);
     let head_fits = match doc.tag(head) {
@@ -252,7 +283,7 @@ fn contact_subject(doc: &Doc<'_>, subject: usize, floor: usize, limit: usize) ->
     if !(head_fits && verb_before) {
         return None;
     }
-    contact_relative(doc, subject, limit).map(|(end, _)| end)
+    contact_relative(doc, subject, limit)
 }
 
 /// "someone", "something", "anyone", …: pronouns a relative clause may describe.

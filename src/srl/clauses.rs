@@ -198,8 +198,12 @@ fn boundary(
     let after_saying = i > sentence.start
         && doc.tag(i - 1) == Tag::Verb
         && words::takes_clause(&lexicon::lemma(doc.norm(i - 1)));
-    // "I guess [I just like the taste]": a complement clause without "that".
-    if after_saying && chunk::starts_clause(doc, i, end) {
+    // "I guess [I just like the taste]": a complement clause without "that", unless the verb
+    // is a relative clause's ("the kind of manager I wish [I'd had]").
+    if after_saying
+        && chunk::starts_clause(doc, i, end)
+        && !chunk::in_contact_relative_at(doc, i, sentence.start, end)
+    {
         return Some((0, Opener::Complement));
     }
     match doc.tag(i) {

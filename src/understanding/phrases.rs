@@ -641,11 +641,16 @@ mod tests {
         // ("kind of parent my mum").
         assert_eq!(
             labels("I suppose it's about being the kind of parent my mum was to me."),
-            ["being the kind of parent my mum was"]
+            ["being the kind of parent my mum was to me"]
         );
         assert_eq!(
             labels("I want to be the kind of parent my mum was to me."),
-            ["kind of parent my mum was"]
+            ["kind of parent my mum was to me"]
+        );
+        // The gap in the clause a verb of wishing takes, seen in a headless run.
+        assert_eq!(
+            labels("It's about being the kind of manager I wish I'd had when I started out."),
+            ["being the kind of manager i wish i had", "started out"]
         );
         // A noun opening its clause is still the subject of the verb after it.
         assert_eq!(labels("The oat milk froths."), ["oat milk froths"]);

@@ -10,8 +10,8 @@ use super::{Origin, Phrase, Reader, Shape};
 
 /// Longest label in words: the naming conventions ask for 2–5, and a verb phrase with its
 /// object and context needs a little more ("start the day in a good mood"). A longer phrase
-/// loses its trailing parts first, so labels end on a whole phrase. Articles do not count
-/// ("being the kind of parent my mum was").
+/// loses its trailing parts first, so labels end on a whole phrase. Articles and the "kind of"
+/// of "the kind of parent" do not count ("being the kind of manager I wish I had").
 const MAX_LABEL_WORDS: usize = 7;
 
 /// Words too generic to stand as a concept on their own ("main thing", "whole way").
@@ -55,10 +55,16 @@ impl Reader<'_> {
     fn within_label_length(&self, kept: &[usize]) -> usize {
         let mut counted = 0;
         for (n, &i) in kept.iter().enumerate() {
-            let article = self
-                .word(i)
-                .is_some_and(|w| matches!(w.norm.as_str(), "the" | "a" | "an"));
-            if !article {
+            let norm = |k: usize| self.word(k).map_or("", |w| w.norm.as_str());
+            let article = matches!(norm(i), "the" | "a" | "an");
+            let kind_of = match norm(i) {
+                "kind" | "sort" => norm(i + 1) == "of",
+                "of" => i
+                    .checked_sub(1)
+                    .is_some_and(|p| matches!(norm(p), "kind" | "sort")),
+                _ => false,
+            };
+            if !(article || kind_of) {
                 counted += 1;
             }
             if counted > MAX_LABEL_WORDS {
@@ -246,6 +252,7 @@ impl Reader<'_> {
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
                 || self.copula_of_relative(i, &kept)
+                || self.rest_of_relative(i, &kept)
                 || (!kept.is_empty() && self.object_before_particle(i))
                 || (!kept.is_empty() && self.there_after_arriving(i))
                 || (w.norm == "one"
@@ -420,6 +427,35 @@ impl Reader<'_> {
                 .is_none_or(|w| w.class == WordClass::Punctuation)
         };
         copula && after_noun && (ends(i + 1) || (hearer && ends(i + 3)))
+    }
+
+    /// A subject pronoun or an auxiliary right after the kept words of a relative clause
+    /// opened inside the label ("kind of manager I wish [I had]"): the clause it takes.
+    /// A contracted "'d" is left out.
+    fn rest_of_relative(&self, i: usize, kept: &[usize]) -> bool {
+        let Some(w) = self.word(i) else {
+            return false;
+        };
+        let fits = (w.class == WordClass::Pronoun
+            && matches!(w.norm.as_str(), "i" | "we" | "they" | "he" | "she" | "you"))
+            || (w.class == WordClass::Auxiliary
+                && w.norm != "'d"
+                && self
+                    .word(i + 1)
+                    .is_none_or(|n| !matches!(n.class, WordClass::Verb | WordClass::Auxiliary)));
+        let contiguous = kept.last().is_some_and(|&k| {
+            k + 1 == i || (k + 2 == i && self.word(k + 1).is_some_and(|c| c.norm == "'d"))
+        });
+        let class = |k: usize| self.word(k).map(|w| w.class);
+        let opened = kept.windows(2).any(|pair| {
+            let &[noun, pronoun] = pair else {
+                return false;
+            };
+            noun + 1 == pronoun
+                && class(noun) == Some(WordClass::Noun)
+                && class(pronoun) == Some(WordClass::Pronoun)
+        });
+        fits && contiguous && opened
     }
 
     /// A subject pronoun right after a noun and before a verb group inside a label ("teacher

@@ -443,6 +443,10 @@ mod tests {
         assert_eq!(tags("one of those blokes"), [Noun, Prep, Det, Noun]);
         assert_eq!(tags("now the kids are older")[0], Sconj);
         assert_eq!(tags("I do it now.")[3], Adv);
+        // Seen in a headless run: "level-headed" read as a verb made "team level-headed" a
+        // way of being.
+        assert_eq!(tags("me to be level-headed"), [Pron, Inf, Aux, Adj]);
+        assert_eq!(tags("I re-used it"), [Pron, Verb, Pron]);
     }
 
     #[test]

@@ -236,6 +236,18 @@ impl Ctx<'_> {
         if w.ends_with("ly") && chars > 4 {
             return Tag::Adv;
         }
+        // "level-headed", "open-minded", "self-employed": a compound in "-ed" describes; a
+        // prefix before the hyphen ("re-used", "co-signed") keeps the verb.
+        let compound_participle = w.ends_with("ed")
+            && w.split_once('-').is_some_and(|(first, _)| {
+                !matches!(
+                    first,
+                    "re" | "co" | "pre" | "un" | "de" | "mis" | "dis" | "over"
+                )
+            });
+        if compound_participle {
+            return Tag::Adj;
+        }
         if verb_slot {
             return Tag::Verb;
         }

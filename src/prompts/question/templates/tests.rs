@@ -140,6 +140,27 @@ fn every_rendered_template_passes_the_question_check() {
 }
 
 #[test]
+fn the_longest_offline_label_is_quoted_whole() {
+    // Seen in a headless run: 'Besides "being the kind of manager i wish i", …'.
+    let label = "being the kind of manager i wish i had";
+    let m = &methodologies()[0];
+    for s in m
+        .strategies
+        .iter()
+        .filter(|s| s.node_binding == NodeBinding::Required)
+    {
+        for turn in 0..6 {
+            let q = render(&s.question_templates, Some(label), "oat milk", turn, "seed");
+            assert!(
+                !q.contains("wish i\"") && !q.contains("wish i'"),
+                "{}: {q}",
+                s.name
+            );
+        }
+    }
+}
+
+#[test]
 fn shipped_templates_are_used_as_written_for_ordinary_labels() {
     // With a plain label and a shipped topic no phrasing falls back: over enough turns every
     // template of the list is asked, and nothing else is.

@@ -1031,6 +1031,17 @@ mod tests {
             labels("My husband still brings it up."),
             ["husband brings it up"]
         );
+        // The particle after an object other than "it", seen in a tmux run ("little treat
+        // sets me for the day").
+        assert_eq!(
+            labels("That little treat sets me up for the day."),
+            ["little treat sets me up for the day"]
+        );
+        // A relative clause ending in "has", seen in the same run ("beany aftertaste soy").
+        assert_eq!(
+            labels("It doesn't have that beany aftertaste soy has."),
+            ["beany aftertaste soy has"]
+        );
         assert_eq!(
             labels("We got there with six miles left."),
             ["got there with six miles left"]

@@ -30,7 +30,7 @@ impl Reader<'_> {
     ) -> Option<Phrase> {
         let mut parts: Vec<Range<usize>> = parts
             .iter()
-            .map(|r| self.before_apposition(r.clone()))
+            .map(|r| self.with_particle(self.before_apposition(r.clone())))
             .collect();
         parts.sort_by_key(|r| r.start);
         loop {
@@ -72,6 +72,19 @@ impl Reader<'_> {
             }
         }
         kept.len()
+    }
+
+    /// `range` and the particle right after it, which belongs to a phrasal verb inside or
+    /// before it ("sets me | up", "brings it | up", "before the kids wake | up").
+    fn with_particle(&self, range: Range<usize>) -> Range<usize> {
+        let particle = self
+            .word(range.end)
+            .is_some_and(|w| w.class == WordClass::Particle);
+        if particle && !range.is_empty() {
+            range.start..range.end + 1
+        } else {
+            range
+        }
     }
 
     /// `range` without a noun group set after a comma to rename the one before it ("my
@@ -407,12 +420,16 @@ impl Reader<'_> {
         modal && after_nominal && verb_next
     }
 
-    /// A form of "be" ending a relative clause inside a label ("the kind of parent my mum was
-    /// (to me)"): without it the label says a different thing.
+    /// A form of "be" or "have" ending a relative clause inside a label ("the kind of parent
+    /// my mum was (to me)", "the aftertaste soy has"): without it the label says a different
+    /// thing.
     fn copula_of_relative(&self, i: usize, kept: &[usize]) -> bool {
         let copula = self.word(i).is_some_and(|w| {
             w.class == WordClass::Auxiliary
-                && matches!(w.norm.as_str(), "was" | "is" | "were" | "are" | "am")
+                && matches!(
+                    w.norm.as_str(),
+                    "was" | "is" | "were" | "are" | "am" | "has" | "have" | "had"
+                )
         });
         let after_noun = kept.last().is_some_and(|&k| {
             k + 1 == i && self.word(k).is_some_and(|w| w.class == WordClass::Noun)

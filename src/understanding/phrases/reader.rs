@@ -159,23 +159,12 @@ impl Reader<'_> {
         let tail = self.contiguous(&after, predicate.end, linking);
         parts.push(predicate.clone());
         parts.extend(tail);
-        parts.extend(self.closing_particle(lemma, &parts));
         self.drop_time_ago(&mut parts);
         let main = self
             .phrase(&parts, predicate, Origin::Predicate)
             .filter(|p| p.words.len() >= 2);
         let subject = if separate { subject_phrase() } else { None };
         FramePhrases::new(subject, main, setting)
-    }
-
-    /// "brings it up": the particle of a phrasal verb (`lemma` "bring up") right after the
-    /// last of `parts` (its verb and object) closes the phrase.
-    fn closing_particle(&self, lemma: &str, parts: &[Range<usize>]) -> Option<Range<usize>> {
-        let (_, particle) = lemma.split_once(' ')?;
-        let at = parts.last()?.end;
-        self.word(at)
-            .filter(|w| w.class == WordClass::Particle && w.norm == particle)
-            .map(|_| at..at + 1)
     }
 
     /// The frame's arguments after its verb, in text order, each cut before another frame's

@@ -180,9 +180,10 @@ impl Ctx<'_> {
             }
             // "which probably saved me": an adverb after "which" opens its clause.
             "which" if self.next_is_adverb() => Tag::Sconj,
-            "this" | "these" | "those" | "her" | "which" | "what" if self.next_is_nominal() => {
-                Tag::Det
-            }
+            // "what let me be a calm mum": a verb with an object pronoun after "what" or
+            // "which" is the verb of a relative clause, not a noun the word determines.
+            "which" | "what" if self.next_is_nominal() && !self.verb_with_object_next() => Tag::Det,
+            "this" | "these" | "those" | "her" if self.next_is_nominal() => Tag::Det,
             "this" | "these" | "those" | "her" => Tag::Pron,
             "since" | "before" | "after" | "until" | "till" | "once"
                 if self.next_starts_clause() =>
@@ -309,6 +310,16 @@ impl Ctx<'_> {
             && !words::is_subordinator(next)
             && !matches!(next, "and" | "or" | "but" | "to" | "not" | "never" | "'s")
             && lexicon::verb(next).is_none_or(|r| matches!(r.form, Form::Base | Form::Ing))
+    }
+
+    /// The next word is a verb the lexicon knows and an object pronoun follows it ("let me",
+    /// "got us").
+    fn verb_with_object_next(&self) -> bool {
+        lexicon::verb(self.next_norm()).is_some()
+            && matches!(
+                self.norm_at(self.i + 2),
+                "me" | "us" | "him" | "them" | "you"
+            )
     }
 
     /// The next word is an adverb: one the tagger knows, or a word in "-ly" followed by a

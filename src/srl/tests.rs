@@ -311,6 +311,17 @@ fn a_gerund_after_into_is_what_a_thing_goes_on_not_what_it_does() {
 }
 
 #[test]
+fn a_free_relatives_verb_spelled_like_its_base_is_a_verb() {
+    // Seen live: "let" was read as a noun after "what", giving a concept "let".
+    let a = analyze("Those ten minutes are what let me be a calm mum.");
+    let let_ = frame(&a, "let");
+    assert_eq!(arg(let_, ArgRole::Arg0), Some("Those ten minutes"));
+    // "What time" still determines its noun.
+    let words = crate::srl::tag_words("What time suits you?");
+    assert_eq!(words.first().map(|w| w.class), Some(WordClass::Determiner));
+}
+
+#[test]
 fn an_adjective_after_something_is_part_of_the_object() {
     // A jobs-to-be-done tmux run: "I wanted to cook something proper" left the object
     // "something" and no concept.

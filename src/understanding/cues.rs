@@ -516,6 +516,45 @@ pub(super) fn has_scene_type(has: impl Fn(&str) -> bool) -> bool {
     !has("terminal_value")
 }
 
+/// Whether the ontology has a type for what the respondent sets aside ("rather than the
+/// supermarket one", "instead of doom-scrolling"): the competing solution of a job, the
+/// contrast pole of a construct. A ladder has none (researchers code "a calm mum instead of a
+/// shouty one" as the calm mum only, and a probe about "shouty" asks the respondent to climb
+/// from what they rejected), nor does an incident, where the path not taken belongs to the
+/// action's own label ("owning it instead of bluffing").
+pub(super) fn has_foil_type(has: impl Fn(&str) -> bool) -> bool {
+    has("competing_solution") || has("construct_pole")
+}
+
+/// The phrase starting at byte `start` is what the respondent sets aside: it follows "instead
+/// of", "rather than" or "as opposed to", with at most an article, possessive or "being"
+/// between ("instead of a shouty one", "rather than being polite").
+pub(super) fn is_foil(words: &[TaggedWord], start: usize) -> bool {
+    let before: Vec<&str> = words
+        .iter()
+        .take_while(|w| w.end <= start)
+        .map(|w| w.norm.as_str())
+        .collect();
+    let mut rest = before.as_slice();
+    while let [head @ .., last] = rest
+        && FOIL_OPENERS.contains(last)
+    {
+        rest = head;
+    }
+    FOIL_MARKERS.iter().any(|m| rest.ends_with(m))
+}
+
+/// Words that set aside what follows.
+const FOIL_MARKERS: [&[&str]; 3] = [
+    &["instead", "of"],
+    &["rather", "than"],
+    &["as", "opposed", "to"],
+];
+/// Words that may stand between a foil marker and the foil.
+const FOIL_OPENERS: [&str; 9] = [
+    "a", "an", "the", "my", "our", "their", "just", "being", "some",
+];
+
 fn ladder(cue: &Cue) -> Vec<&'static str> {
     // "I usually get the Minor Figures one": the product by its name.
     if cue.made_of == Makeup::Name {

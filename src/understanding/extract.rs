@@ -107,10 +107,15 @@ pub fn extract_offline_in_context(
     let mut found = phrases::find(answer, &words, analysis);
     let topic = content_words(context.topic);
     let scenes = cues::has_scene_type(|t| types.has_type(t));
+    let foils = cues::has_foil_type(|t| types.has_type(t));
     let keep: Vec<bool> = found
         .list
         .iter()
-        .map(|p| !within(&p.words, &topic) && (scenes || p.origin != Origin::Setting))
+        .map(|p| {
+            !within(&p.words, &topic)
+                && (scenes || p.origin != Origin::Setting)
+                && (foils || !cues::is_foil(&words, p.start))
+        })
         .collect();
     if keep.iter().all(|k| !k) {
         return Ok(Extraction::default());

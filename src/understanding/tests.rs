@@ -247,6 +247,28 @@ fn a_means_end_chain_has_no_scene_and_what_the_respondent_uses_is_a_property() {
 }
 
 #[test]
+fn what_the_respondent_sets_aside_is_a_concept_only_where_the_ontology_has_a_type_for_it() {
+    // Seen live: "those ten minutes are what let me be a calm mum instead of a shouty one" gave
+    // the node "shouty", and the next question asked what "shouty" gives the respondent.
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[]);
+    let answer = "It lets me be a calm mum instead of a shouty one.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    let l = labels(&e);
+    assert!(!l.iter().any(|(x, _)| x.contains("shouty")), "{l:?}");
+    assert!(l.iter().any(|(x, _)| x.contains("calm mum")), "{l:?}");
+    // In a job, what the respondent would otherwise do is a competing solution.
+    let jtbd = methodology("jobs_to_be_done");
+    let embedder = TableEmbedder::new(&jtbd, &[]);
+    let answer = "I cook a proper meal instead of collapsing on the sofa.";
+    let e = extract(&jtbd, &embedder, "", answer, &TurnContext::default());
+    assert!(
+        e.concepts.iter().any(|c| c.label.contains("collapsing")),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn the_topic_alone_is_not_a_concept_and_empty_answers_cost_no_embedding() {
     let m = methodology("means_end_chain");
     let embedder = TableEmbedder::new(&m, &[]);

@@ -30,8 +30,14 @@ impl Ctx<'_> {
             // "the rest of it went really well": a past tense after an object pronoun, in a
             // clause with no verb yet, is that clause's verb.
             Tag::Pron if form == Form::Past && !self.has_verb => Tag::Verb,
-            // "Running is what keeps me sane": a free relative's verb.
-            Tag::Pron if form.finite() && matches!(self.norm_at(p), "what" | "whatever") => {
+            // "Running is what keeps me sane": a free relative's verb; "what let me be calm":
+            // a past that spells like its base, known by the object after it.
+            Tag::Pron
+                if matches!(self.norm_at(p), "what" | "whatever")
+                    && (form.finite()
+                        || (form == Form::Base
+                            && matches!(self.next_norm(), "me" | "us" | "him" | "them"))) =>
+            {
                 Tag::Verb
             }
             Tag::Pron | Tag::Noun if form == Form::Base && self.after_causative_object(p) => {

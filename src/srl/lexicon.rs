@@ -377,6 +377,11 @@ pub(super) fn is_have(word: &str) -> bool {
     matches!(word, "have" | "has" | "had" | "having" | "'ve")
 }
 
+/// Forms of "be" or "have" that carry a tense ("was", "has", "'ve"), not "been" or "having".
+pub(super) fn is_finite_be_or_have(word: &str) -> bool {
+    (is_be(word) || is_have(word)) && !matches!(word, "be" | "been" | "being" | "having")
+}
+
 /// Forms of "do".
 pub(super) fn is_do(word: &str) -> bool {
     matches!(word, "do" | "does" | "did")

@@ -123,6 +123,11 @@ pub fn is_known_verb(word: &str) -> bool {
     lexicon::verb(&word.to_lowercase()).is_some()
 }
 
+/// Whether `word` is a form of "be" or "have" that carries a tense ("was", "has").
+pub fn is_finite_be_or_have(word: &str) -> bool {
+    lexicon::is_finite_be_or_have(&word.to_lowercase())
+}
+
 /// Whether `word`'s base form is also its past ("set", "put", "cut"), so that it marks no
 /// tense on its own ("So I set up the board").
 pub fn base_is_past(word: &str) -> bool {

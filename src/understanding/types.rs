@@ -183,8 +183,13 @@ impl TypeIndex {
         let first = label.split_whitespace().next();
         let verbal = first.is_some_and(srl::is_known_verb);
         match prefix {
-            Some(p) if first != Some(p) && !verbal && !names_a_thing(label) => {
-                format!("{p} {}", with_article(label))
+            Some(p) if first != Some(p) && !verbal => {
+                let words = srl::tag_words(label);
+                if names_a_thing(&words) {
+                    label.to_owned()
+                } else {
+                    format!("{p} {}", with_article(label, &words))
+                }
             }
             _ => label.to_owned(),
         }
@@ -247,8 +252,7 @@ impl TypeIndex {
 /// noun phrase headed (before any preposition) by an abstract noun ("more patience",
 /// "independence", "freedom"). Read alone, "patient" tags as a noun too ("more patient with
 /// my kids"), so a noun of any other form is not enough.
-fn names_a_thing(label: &str) -> bool {
-    let words = srl::tag_words(label);
+fn names_a_thing(words: &[srl::TaggedWord]) -> bool {
     let head = words
         .iter()
         .take_while(|w| w.class != WordClass::Preposition)
@@ -263,9 +267,9 @@ fn names_a_thing(label: &str) -> bool {
 
 /// A label that is one singular noun after its adjectives ("patient dad") with the article
 /// the naming convention dropped, so that "being …" reads as English ("being a patient dad");
-/// anything else as it is ("patient with my kids", "health-conscious").
-fn with_article(label: &str) -> String {
-    let words = srl::tag_words(label);
+/// anything else as it is ("patient with my kids", "health-conscious"). `words` are the
+/// label's, tagged.
+fn with_article(label: &str, words: &[srl::TaggedWord]) -> String {
     let Some((head, modifiers)) = words.split_last() else {
         return label.to_owned();
     };

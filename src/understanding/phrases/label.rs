@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use crate::srl::{TaggedWord, WordClass};
+use crate::srl::{self, TaggedWord, WordClass};
 
 use super::super::lexicon;
 use super::{Origin, Phrase, Reader, Shape};
@@ -51,7 +51,8 @@ impl Reader<'_> {
         }
     }
 
-    /// How many of the words `kept` fit in a label: [`MAX_LABEL_WORDS`] besides articles.
+    /// How many of the words `kept` fit in a label: [`MAX_LABEL_WORDS`] besides articles and
+    /// a "kind of" or "sort of".
     fn within_label_length(&self, kept: &[usize]) -> usize {
         let mut counted = 0;
         for (n, &i) in kept.iter().enumerate() {
@@ -264,7 +265,6 @@ impl Reader<'_> {
                 || self.demonstrative_of_partitive(i, &kept)
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
-                || self.copula_of_relative(i, &kept)
                 || self.rest_of_relative(i, &kept)
                 || (!kept.is_empty() && self.object_before_particle(i))
                 || (!kept.is_empty() && self.there_after_arriving(i))
@@ -420,50 +420,28 @@ impl Reader<'_> {
         modal && after_nominal && verb_next
     }
 
-    /// A form of "be" or "have" ending a relative clause inside a label ("the kind of parent
-    /// my mum was (to me)", "the aftertaste soy has"): without it the label says a different
-    /// thing.
-    fn copula_of_relative(&self, i: usize, kept: &[usize]) -> bool {
-        let copula = self.word(i).is_some_and(|w| {
-            w.class == WordClass::Auxiliary
-                && matches!(
-                    w.norm.as_str(),
-                    "was" | "is" | "were" | "are" | "am" | "has" | "have" | "had"
-                )
-        });
-        let after_noun = kept.last().is_some_and(|&k| {
-            k + 1 == i && self.word(k).is_some_and(|w| w.class == WordClass::Noun)
-        });
-        let norm = |k: usize| self.word(k).map(|w| w.norm.as_str());
-        let hearer = matches!(norm(i + 1), Some("to" | "for"))
-            && self
-                .word(i + 2)
-                .is_some_and(|w| w.class == WordClass::Pronoun);
-        let ends = |k: usize| {
-            self.word(k)
-                .is_none_or(|w| w.class == WordClass::Punctuation)
-        };
-        copula && after_noun && (ends(i + 1) || (hearer && ends(i + 3)))
-    }
-
-    /// A subject pronoun or an auxiliary right after the kept words of a relative clause
-    /// opened inside the label ("kind of manager I wish [I had]"): the clause it takes.
-    /// A contracted "'d" is left out.
+    /// Word `i` carries on a relative clause without "that" opened inside the label, so the
+    /// label does not say a different thing without it: the "be" or "have" that closes a noun
+    /// group's clause ("the kind of parent my mum was (to me)", "the aftertaste soy has"), or
+    /// the subject pronoun or auxiliary of a clause inside a pronoun's ("kind of manager I
+    /// wish [I had]"; a contracted "'d" is left out).
     fn rest_of_relative(&self, i: usize, kept: &[usize]) -> bool {
         let Some(w) = self.word(i) else {
             return false;
         };
-        let fits = (w.class == WordClass::Pronoun
-            && matches!(w.norm.as_str(), "i" | "we" | "they" | "he" | "she" | "you"))
-            || (w.class == WordClass::Auxiliary
-                && w.norm != "'d"
-                && self
-                    .word(i + 1)
-                    .is_none_or(|n| !matches!(n.class, WordClass::Verb | WordClass::Auxiliary)));
-        let contiguous = kept.last().is_some_and(|&k| {
-            k + 1 == i || (k + 2 == i && self.word(k + 1).is_some_and(|c| c.norm == "'d"))
-        });
         let class = |k: usize| self.word(k).map(|w| w.class);
+        let norm = |k: usize| self.word(k).map(|w| w.norm.as_str());
+        let last = kept.last().copied();
+        let next_to_kept = last.is_some_and(|k| k + 1 == i);
+        let auxiliary = w.class == WordClass::Auxiliary;
+        let ends = |k: usize| class(k).is_none_or(|c| c == WordClass::Punctuation);
+        let hearer =
+            matches!(norm(i + 1), Some("to" | "for")) && class(i + 2) == Some(WordClass::Pronoun);
+        let closes = auxiliary
+            && srl::is_finite_be_or_have(&w.norm)
+            && next_to_kept
+            && last.and_then(class) == Some(WordClass::Noun)
+            && (ends(i + 1) || (hearer && ends(i + 3)));
         let opened = kept.windows(2).any(|pair| {
             let &[noun, pronoun] = pair else {
                 return false;
@@ -472,7 +450,13 @@ impl Reader<'_> {
                 && class(noun) == Some(WordClass::Noun)
                 && class(pronoun) == Some(WordClass::Pronoun)
         });
-        fits && contiguous && opened
+        let across_d = last.is_some_and(|k| k + 2 == i && norm(k + 1) == Some("'d"));
+        let fits = (w.class == WordClass::Pronoun
+            && matches!(w.norm.as_str(), "i" | "we" | "they" | "he" | "she" | "you"))
+            || (auxiliary
+                && w.norm != "'d"
+                && !matches!(class(i + 1), Some(WordClass::Verb | WordClass::Auxiliary)));
+        closes || (opened && fits && (next_to_kept || across_d))
     }
 
     /// A subject pronoun right after a noun and before a verb group inside a label ("teacher

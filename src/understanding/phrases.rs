@@ -520,6 +520,20 @@ mod tests {
     }
 
     #[test]
+    fn getting_into_a_state_described_by_an_adjective_keeps_the_verb() {
+        // Seen in development round 3 and 4: "I got pretty low" gave the concept "low", typed
+        // a terminal value, and "it gets right under the sofa" gave no concept.
+        assert_eq!(labels("Honestly, I got pretty low."), ["got low"]);
+        assert!(
+            labels("It gets right under the sofa and the beds.")
+                .iter()
+                .any(|l| l.starts_with("gets right under the sofa")),
+        );
+        // What one gets is still the concept.
+        assert_eq!(labels("I get a decent coffee."), ["decent coffee"]);
+    }
+
+    #[test]
     fn copular_descriptions_drop_intensifiers() {
         let l = labels("It's so creamy.");
         assert_eq!(l, ["creamy"]);

@@ -115,7 +115,10 @@ impl Reader<'_> {
             .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()));
         let result = lexicon::is_result_verb(lemma) && self.ends_in_participle(object.as_ref());
         let motion = moves(lemma, &after);
-        if lexicon::is_light_verb(lemma) && !result && !motion {
+        // "I got pretty low", "to get going": "get" with a state after it is the change of
+        // state, and stays in the label.
+        let becomes = lemma == "get" && content_object.clone().is_some_and(|r| self.is_state(r));
+        if lexicon::is_light_verb(lemma) && !result && !motion && !becomes {
             if let Some(object) = content_object {
                 let mut main = alone(object, Origin::Predicate);
                 if let Some(m) = main
@@ -625,6 +628,18 @@ impl Reader<'_> {
                 !w.clause_break
                     && !matches!(w.class, WordClass::Conjunction | WordClass::Subordinator)
             })
+    }
+
+    /// The words describe a state: adjectives and their adverbs ("pretty low"), or one word
+    /// in "-ing" ("going").
+    fn is_state(&self, range: Range<usize>) -> bool {
+        let words: Vec<&TaggedWord> = range.filter_map(|i| self.word(i)).collect();
+        let adjectival = words.iter().any(|w| w.class == WordClass::Adjective)
+            && words
+                .iter()
+                .all(|w| matches!(w.class, WordClass::Adjective | WordClass::Adverb));
+        let gerund = matches!(words.as_slice(), [w] if w.norm.ends_with("ing"));
+        adjectival || gerund
     }
 
     fn has_class(&self, range: Range<usize>, classes: &[WordClass]) -> bool {

@@ -168,6 +168,15 @@ impl Ctx<'_> {
             {
                 Tag::Adv
             }
+            // "my flat white", "a long black": coffees, not a flat that is white.
+            "white" | "black"
+                if self
+                    .prev()
+                    .is_some_and(|p| matches!(self.norm_at(p), "flat" | "long")) =>
+            {
+                Tag::Noun
+            }
+            "flat" | "long" if matches!(self.next_norm(), "white" | "black") => Tag::Adj,
             // "one of those blokes": the head of its noun group.
             "one" if self.next_norm() == "of" => Tag::Noun,
             "one"

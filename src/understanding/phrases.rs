@@ -531,6 +531,16 @@ mod tests {
         );
         // What one gets is still the concept.
         assert_eq!(labels("I get a decent coffee."), ["decent coffee"]);
+        assert_eq!(labels("I get my flat white."), ["flat white"]);
+    }
+
+    #[test]
+    fn a_long_subject_loses_its_of_phrase_before_the_verb_loses_its_complement() {
+        // Seen in a headless ladder: "makes the first coffee of the day feel like a little
+        // treat" gave the label "makes the first coffee of the day feel", and no concept of
+        // the treat.
+        let l = labels("It makes the first coffee of the day feel like a little treat.");
+        assert_eq!(l, ["first coffee feel like a little treat"]);
     }
 
     #[test]

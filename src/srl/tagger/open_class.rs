@@ -142,11 +142,12 @@ impl Ctx<'_> {
     /// The object at `p` follows "make"/"let"/"help"/…, so a base verb after it is a bare
     /// infinitive ("it made me feel bloated").
     pub(super) fn after_causative_object(&self, p: usize) -> bool {
-        let before = (self.sentence.start..=p).rev().take(5).find(|&k| {
+        // "makes the first coffee of the day feel": an "of" phrase stays inside the object.
+        let before = (self.sentence.start..=p).rev().take(8).find(|&k| {
             !matches!(
                 self.tag_at(k),
                 Tag::Noun | Tag::Adj | Tag::Det | Tag::Num | Tag::Pron
-            )
+            ) && self.norm_at(k) != "of"
         });
         before.is_some_and(|k| {
             self.tag_at(k) == Tag::Verb && words::is_causative(&lexicon::lemma(self.norm_at(k)))

@@ -39,6 +39,18 @@ impl Reader<'_> {
             indices.dedup();
             let kept = self.label_words(&indices, &verb);
             let counted = self.within_label_length(&kept);
+            // "the first coffee of the day | feel like a little treat": a subject too long
+            // for the label loses its "of" phrase before the verb loses what it says.
+            let subject_cut = parts
+                .first()
+                .filter(|s| parts.len() > 1 && s.end <= verb.start)
+                .and_then(|s| self.of_postmodifier(s));
+            if counted < kept.len()
+                && let (Some(at), Some(first)) = (subject_cut, parts.first_mut())
+            {
+                first.end = at;
+                continue;
+            }
             if counted == kept.len() || parts.len() <= 1 {
                 let cut = kept.get(counted).copied();
                 let mut kept: Vec<usize> = kept.into_iter().take(counted).collect();
@@ -330,6 +342,38 @@ impl Reader<'_> {
             "of" => i.checked_sub(1).is_some_and(|p| norm(p) == "part") && doing(i + 1),
             _ => false,
         }
+    }
+
+    /// The index of an "of" that follows the head noun of the noun group `range` ("the first
+    /// coffee | of the day"), where the noun is not a part or amount of what follows ("one of
+    /// the boxes", "the rest of it").
+    fn of_postmodifier(&self, range: &Range<usize>) -> Option<usize> {
+        let at = range
+            .clone()
+            .find(|&i| self.word(i).is_some_and(|w| w.norm == "of"))?;
+        let head = self.word(at.checked_sub(1)?)?;
+        let partitive = matches!(
+            head.norm.as_str(),
+            "one"
+                | "some"
+                | "any"
+                | "none"
+                | "all"
+                | "most"
+                | "each"
+                | "both"
+                | "rest"
+                | "part"
+                | "kind"
+                | "sort"
+                | "bit"
+                | "lot"
+                | "lots"
+                | "couple"
+                | "number"
+                | "half"
+        );
+        (head.class == WordClass::Noun && !partitive && at > range.start + 1).then_some(at)
     }
 
     /// A demonstrative after a partitive's "of" stays: "one of those blokes", not "one of

@@ -544,6 +544,18 @@ mod tests {
     }
 
     #[test]
+    fn a_gerund_being_is_a_way_of_being_whoever_the_parser_made_its_subject() {
+        // Seen in a headless ladder: "being a present parent" was read as "I being a present
+        // parent", labelled "present parent" and typed a terminal value.
+        let l = labels("I suppose being a present parent is what matters most to me.");
+        assert_eq!(l, ["being a present parent"]);
+        assert_eq!(
+            labels("I hate being late for work."),
+            ["being late for work"]
+        );
+    }
+
+    #[test]
     fn copular_descriptions_drop_intensifiers() {
         let l = labels("It's so creamy.");
         assert_eq!(l, ["creamy"]);

@@ -72,11 +72,7 @@ impl Reader<'_> {
             return FramePhrases::new(None, main, setting);
         }
         if lemma == "be" {
-            let mut read = self.copular(subject.as_ref(), &after).with_setting(setting);
-            if let Some(main) = read.main.as_mut().filter(|_| of_product(frame)) {
-                main.of_product = true;
-            }
-            return read;
+            return self.be(frame, subject.as_ref(), &predicate, &after, setting);
         }
         // "gives me the feeling that I'm doing a good job": what the feeling is, the clause
         // after "that", is the concept, with a frame of its own.
@@ -115,9 +111,7 @@ impl Reader<'_> {
             .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()));
         let result = lexicon::is_result_verb(lemma) && self.ends_in_participle(object.as_ref());
         let motion = moves(lemma, &after);
-        // "I got pretty low", "to get going": "get" with a state after it is the change of
-        // state, and stays in the label.
-        let becomes = lemma == "get" && content_object.clone().is_some_and(|r| self.is_state(r));
+        let becomes = self.changes_state(lemma, content_object.as_ref());
         if lexicon::is_light_verb(lemma) && !result && !motion && !becomes {
             if let Some(object) = content_object {
                 let mut main = alone(object, Origin::Predicate);
@@ -628,6 +622,58 @@ impl Reader<'_> {
                 !w.clause_break
                     && !matches!(w.class, WordClass::Conjunction | WordClass::Subordinator)
             })
+    }
+
+    /// A frame of "be": a way of being after a gerund "being", a description otherwise.
+    fn be(
+        &self,
+        frame: &SrlFrame,
+        subject: Option<&Range<usize>>,
+        predicate: &Range<usize>,
+        after: &[(ArgRole, Range<usize>)],
+        setting: Option<Phrase>,
+    ) -> FramePhrases {
+        if self.is_gerund_being(predicate) {
+            return FramePhrases::new(None, self.way_of_being(predicate, after), setting);
+        }
+        let mut read = self.copular(subject, after).with_setting(setting);
+        if let Some(main) = read.main.as_mut().filter(|_| of_product(frame)) {
+            main.of_product = true;
+        }
+        read
+    }
+
+    /// "I suppose being a present parent is what matters": a way of being, whoever the parser
+    /// made its subject.
+    fn way_of_being(
+        &self,
+        predicate: &Range<usize>,
+        after: &[(ArgRole, Range<usize>)],
+    ) -> Option<Phrase> {
+        let mut parts = vec![predicate.clone()];
+        parts.extend(self.contiguous(after, predicate.end, true));
+        self.phrase(&parts, predicate.clone(), Origin::Predicate)
+            .filter(|p| p.words.len() >= 2)
+    }
+
+    /// The predicate is a gerund "being" on its own, not a progressive ("was being silly").
+    fn is_gerund_being(&self, predicate: &Range<usize>) -> bool {
+        let being = predicate.len() == 1
+            && self
+                .word(predicate.start)
+                .is_some_and(|w| w.norm == "being");
+        let progressive = predicate
+            .start
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|w| w.class == WordClass::Auxiliary);
+        being && !progressive
+    }
+
+    /// "I got pretty low", "to get going": "get" with a state after it is the change of
+    /// state, and stays in the label.
+    fn changes_state(&self, lemma: &str, object: Option<&Range<usize>>) -> bool {
+        lemma == "get" && object.is_some_and(|r| self.is_state(r.clone()))
     }
 
     /// The words describe a state: adjectives and their adverbs ("pretty low"), or one word

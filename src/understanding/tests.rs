@@ -269,6 +269,31 @@ fn what_the_respondent_sets_aside_is_a_concept_only_where_the_ontology_has_a_typ
 }
 
 #[test]
+fn a_habitual_time_clause_is_an_occasion_and_a_narrated_one_an_event() {
+    // Seen in a headless ladder: "before everyone wakes up" gave the concept "wakes up", and
+    // the next question asked about it.
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[]);
+    let answer = "It feels like a little treat before everyone wakes up.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert!(
+        !e.concepts.iter().any(|c| c.label.contains("wakes")),
+        "{e:?}"
+    );
+    // In a story, what happened until something else happened is an event.
+    let ci = methodology("critical_incident");
+    let embedder = TableEmbedder::new(&ci, &[]);
+    let story = "I waited in the corridor until the nurse came back.";
+    let e = extract(&ci, &embedder, "", story, &TurnContext::default());
+    assert!(
+        e.concepts
+            .iter()
+            .any(|c| c.label.contains("nurse came back")),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn the_topic_alone_is_not_a_concept_and_empty_answers_cost_no_embedding() {
     let m = methodology("means_end_chain");
     let embedder = TableEmbedder::new(&m, &[]);

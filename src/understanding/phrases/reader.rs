@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use crate::srl::{ArgRole, Argument, Span, SrlFrame, TaggedWord, WordClass};
+use crate::srl::{self, ArgRole, Argument, Span, SrlFrame, TaggedWord, Tense, WordClass};
 
 use super::super::lexicon;
 use super::{FramePhrases, Origin, Phrase, Reader};
@@ -154,11 +154,12 @@ impl Reader<'_> {
         }
         let predicate = self.with_degree(predicate);
         let tail = self.contiguous(&after, predicate.end, linking);
+        let origin = self.clause_origin(&predicate, tail.is_empty());
         parts.push(predicate.clone());
         parts.extend(tail);
         self.drop_time_ago(&mut parts);
         let main = self
-            .phrase(&parts, predicate, Origin::Predicate)
+            .phrase(&parts, predicate, origin)
             .filter(|p| p.words.len() >= 2);
         let subject = if separate { subject_phrase() } else { None };
         FramePhrases::new(subject, main, setting)
@@ -641,6 +642,45 @@ impl Reader<'_> {
             main.of_product = true;
         }
         read
+    }
+
+    /// "… before everyone wakes up", "until the kids get home": a clause of a subject and a
+    /// verb in the present alone, opened by a subordinator of time, says when, like a time
+    /// phrase; in the past it tells an event ("until the nurse came back"). Anything else is
+    /// a predicate. `bare` when nothing follows the verb.
+    fn clause_origin(&self, predicate: &Range<usize>, bare: bool) -> Origin {
+        let present = self
+            .word(predicate.start)
+            .is_some_and(|w| srl::tense_of(&w.norm) != Some(Tense::Past));
+        // The word before the subject's noun group, which the parser may have left out.
+        let nominal = |k: usize| {
+            self.word(k).is_some_and(|w| {
+                matches!(
+                    w.class,
+                    WordClass::Noun
+                        | WordClass::Pronoun
+                        | WordClass::Determiner
+                        | WordClass::Adjective
+                )
+            })
+        };
+        let mut start = predicate.start;
+        while start > predicate.start.saturating_sub(4) && start > 0 && nominal(start - 1) {
+            start -= 1;
+        }
+        let opener = start.checked_sub(1).and_then(|k| self.word(k));
+        let of_time = opener.is_some_and(|w| {
+            w.class == WordClass::Subordinator
+                && matches!(
+                    w.norm.as_str(),
+                    "before" | "after" | "until" | "till" | "while" | "once"
+                )
+        });
+        if bare && of_time && present {
+            Origin::Setting
+        } else {
+            Origin::Predicate
+        }
     }
 
     /// "I suppose being a present parent is what matters": a way of being, whoever the parser

@@ -532,6 +532,9 @@ mod tests {
         // What one gets is still the concept.
         assert_eq!(labels("I get a decent coffee."), ["decent coffee"]);
         assert_eq!(labels("I get my flat white."), ["flat white"]);
+        // Time of one's own is no span of time.
+        let l = labels("I get ten minutes to myself before the kids wake up.");
+        assert!(l.iter().any(|l| l == "ten minutes to myself"), "{l:?}");
     }
 
     #[test]

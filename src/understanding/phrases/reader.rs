@@ -108,7 +108,8 @@ impl Reader<'_> {
         let content_object = object
             .clone()
             .or_else(|| after.first().map(|(_, r)| r.clone()))
-            .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()));
+            .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()))
+            .map(|r| self.with_own(r, &after));
         let result = lexicon::is_result_verb(lemma) && self.ends_in_participle(object.as_ref());
         let motion = moves(lemma, &after);
         let becomes = self.changes_state(lemma, content_object.as_ref());
@@ -708,6 +709,28 @@ impl Reader<'_> {
             .and_then(|p| self.word(p))
             .is_some_and(|w| w.class == WordClass::Auxiliary);
         being && !progressive
+    }
+
+    /// `object` and a "to myself" or "for ourselves" right after it: "ten minutes to myself"
+    /// is time of one's own, not a span of time.
+    fn with_own(&self, object: Range<usize>, after: &[(ArgRole, Range<usize>)]) -> Range<usize> {
+        let own = after.iter().find(|(_, r)| {
+            r.start == object.end
+                && r.len() == 2
+                && self
+                    .word(r.start)
+                    .is_some_and(|w| matches!(w.norm.as_str(), "to" | "for"))
+                && self.word(r.start + 1).is_some_and(|w| {
+                    matches!(
+                        w.norm.as_str(),
+                        "myself" | "ourselves" | "himself" | "herself" | "themselves"
+                    )
+                })
+        });
+        match own {
+            Some((_, r)) => object.start..r.end,
+            None => object,
+        }
     }
 
     /// "I got pretty low", "to get going": "get" with a state after it is the change of

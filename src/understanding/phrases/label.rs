@@ -100,22 +100,21 @@ impl Reader<'_> {
         }
     }
 
+    /// Word `i` can be part of a noun group: a determiner, adjective, noun or number.
+    pub(super) fn in_noun_group(&self, i: usize) -> bool {
+        self.word(i).is_some_and(|w| {
+            matches!(
+                w.class,
+                WordClass::Determiner | WordClass::Adjective | WordClass::Noun | WordClass::Number
+            )
+        })
+    }
+
     /// `range` without a noun group set after a comma to rename the one before it ("my
     /// over-ear ones, the big Bose ones"): the label names the thing once.
     fn before_apposition(&self, range: Range<usize>) -> Range<usize> {
-        let nominal = |i: usize| {
-            self.word(i).is_some_and(|w| {
-                matches!(
-                    w.class,
-                    WordClass::Determiner
-                        | WordClass::Adjective
-                        | WordClass::Noun
-                        | WordClass::Number
-                )
-            })
-        };
         let noun = |r: Range<usize>| {
-            r.clone().all(nominal)
+            r.clone().all(|i| self.in_noun_group(i))
                 && r.into_iter()
                     .any(|i| self.word(i).is_some_and(|w| w.class == WordClass::Noun))
         };

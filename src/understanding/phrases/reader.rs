@@ -655,15 +655,7 @@ impl Reader<'_> {
             .is_some_and(|w| srl::tense_of(&w.norm) != Some(Tense::Past));
         // The word before the subject's noun group, which the parser may have left out.
         let nominal = |k: usize| {
-            self.word(k).is_some_and(|w| {
-                matches!(
-                    w.class,
-                    WordClass::Noun
-                        | WordClass::Pronoun
-                        | WordClass::Determiner
-                        | WordClass::Adjective
-                )
-            })
+            self.in_noun_group(k) || self.word(k).is_some_and(|w| w.class == WordClass::Pronoun)
         };
         let mut start = predicate.start;
         while start > predicate.start.saturating_sub(4) && start > 0 && nominal(start - 1) {

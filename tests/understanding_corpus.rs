@@ -94,6 +94,13 @@ fn development_round4() -> Corpus {
     load("tests/corpus/development_round4.yaml")
 }
 
+/// The fifth development round, written from the ontologies and the fourth round's
+/// conventions by someone who never saw the rules or the held-out corpus; scored before the
+/// rules were changed for it (README "Offline understanding"), then tuned on.
+fn development_round5() -> Corpus {
+    load("tests/corpus/development_round5.yaml")
+}
+
 /// The held-out corpus, written apart from the rules by someone who never saw them; never
 /// used to tune them.
 fn heldout() -> Corpus {
@@ -446,6 +453,15 @@ fn offline_extraction_on_the_fourth_development_round() {
     DEV4_FLOORS.check(&all, type_accuracy, &line);
 }
 
+/// The fifth development round, scored and reported apart.
+#[test]
+fn offline_extraction_on_the_fifth_development_round() {
+    let corpus = development_round5();
+    let (all, type_accuracy) = scored(&corpus, "development round 5");
+    let line = all.line("offline, development round 5");
+    DEV5_FLOORS.check(&all, type_accuracy, &line);
+}
+
 /// The held-out corpus, scored the same way and reported apart: the rules were never tuned on
 /// it, so these are the figures to expect on the next respondent.
 #[test]
@@ -529,6 +545,16 @@ const DEV4_FLOORS: Floors = Floors {
     type_accuracy: 0.47,
     link_recall: 0.06,
     link_precision: 0.19,
+};
+
+/// Floors on the fifth development round a little below its figures after the rules were
+/// tuned on it.
+const DEV5_FLOORS: Floors = Floors {
+    concept_recall: 0.79,
+    concept_precision: 0.48,
+    type_accuracy: 0.50,
+    link_recall: 0.14,
+    link_precision: 0.26,
 };
 
 const HELDOUT_FLOORS: Floors = Floors {

@@ -134,6 +134,17 @@ pub fn base_is_past(word: &str) -> bool {
     lexicon::base_is_past(&word.to_lowercase())
 }
 
+/// Whether `word` is an object pronoun that stands right after a verb ("me", "us", "him",
+/// "them").
+pub fn is_object_pronoun(word: &str) -> bool {
+    words::is_object_pronoun(&word.to_lowercase())
+}
+
+/// Whether `word` is a reflexive pronoun of a person ("myself", "ourselves").
+pub fn is_reflexive(word: &str) -> bool {
+    words::is_reflexive(&word.to_lowercase())
+}
+
 /// Whether `word` names a person or people ("partner", "kids", "them").
 pub fn is_person_word(word: &str) -> bool {
     words::is_person_noun(&word.to_lowercase())

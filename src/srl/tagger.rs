@@ -220,6 +220,9 @@ impl Ctx<'_> {
             {
                 Tag::Adj
             }
+            // "I'm still, you know, in charge", "it was, I mean, awful": a parenthetical
+            // "you know" or "I mean" is talk about the talk, with no clause of its own.
+            "you" | "i" | "know" | "mean" | "see" if self.parenthetical_filler() => Tag::Punct,
             "'s" | "'d" => Tag::Aux,
             // "they just last", "it'll last for ages": the verb, after a subject or a modal.
             "last"
@@ -241,6 +244,29 @@ impl Ctx<'_> {
             _ => return None,
         };
         Some(tag)
+    }
+
+    /// The word is half of "you know", "you see" or "I mean" set off by punctuation (or the
+    /// sentence's edge) on both sides.
+    fn parenthetical_filler(&self) -> bool {
+        let pair = |k: usize| {
+            matches!(
+                (self.norm_at(k), self.norm_at(k + 1)),
+                ("you", "know" | "see") | ("i", "mean")
+            )
+        };
+        let first = if pair(self.i) {
+            self.i
+        } else if self.i > self.sentence.start && pair(self.i - 1) {
+            self.i - 1
+        } else {
+            return false;
+        };
+        let edge = |k: Option<usize>| {
+            k.filter(|k| self.sentence.contains(k))
+                .is_none_or(|k| self.tokens.get(k).is_some_and(|t| t.shape == Shape::Punct))
+        };
+        edge(first.checked_sub(1)) && edge(Some(first + 2))
     }
 
     /// "to" is an infinitive marker before a verb, a preposition otherwise.
@@ -325,10 +351,7 @@ impl Ctx<'_> {
     /// "got us").
     fn verb_with_object_next(&self) -> bool {
         lexicon::verb(self.next_norm()).is_some()
-            && matches!(
-                self.norm_at(self.i + 2),
-                "me" | "us" | "him" | "them" | "you"
-            )
+            && matches!(self.norm_at(self.i + 2), w if words::is_object_pronoun(w) || w == "you")
     }
 
     /// The next word is an adverb: one the tagger knows, or a word in "-ly" followed by a

@@ -609,3 +609,25 @@ fn a_message_said_to_an_unsaid_hearer_is_not_the_speakers_to_do() {
     let a = analyze("She asked to see the manager.");
     assert_eq!(arg(frame(&a, "see"), ArgRole::Arg0), Some("She"));
 }
+
+#[test]
+fn a_parenthetical_you_know_or_i_mean_is_no_clause() {
+    // Development round 5: "you know" became a frame that took "in charge of my own life".
+    let a = analyze("Then I'm still, you know, in charge of my own life.");
+    assert!(a.srl_frames.iter().all(|f| f.lemma != "know"), "{a:#?}");
+    assert_eq!(
+        arg(frame(&a, "be"), ArgRole::Loc),
+        Some("in charge of my own life")
+    );
+    let a = analyze("It was, I mean, a total nightmare.");
+    assert!(a.srl_frames.iter().all(|f| f.lemma != "mean"), "{a:#?}");
+    // Not set off by punctuation, they are verbs with objects.
+    let a = analyze("You know the one I mean, the red one.");
+    assert_eq!(arg(frame(&a, "know"), ArgRole::Arg1), Some("the one"));
+    assert!(
+        analyze("I mean it, honestly.")
+            .srl_frames
+            .iter()
+            .any(|f| f.lemma == "mean")
+    );
+}

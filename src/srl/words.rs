@@ -33,6 +33,20 @@ pub(super) fn is_subject_capable(word: &str) -> bool {
     is_nominative(word) || listed(SUBJECT_CAPABLE, word)
 }
 
+/// Object pronouns that stand right after a verb ("let me", "got us", "keeps them"). "You"
+/// and "her" are not among them: "you" is as often a subject, "her" a determiner.
+pub(super) fn is_object_pronoun(word: &str) -> bool {
+    matches!(word, "me" | "us" | "him" | "them")
+}
+
+/// Reflexive pronouns of persons ("to myself", "for ourselves").
+pub(super) fn is_reflexive(word: &str) -> bool {
+    matches!(
+        word,
+        "myself" | "yourself" | "ourselves" | "himself" | "herself" | "themselves"
+    )
+}
+
 const PRONOUN: &str = "\
     me us them him her myself yourself ourselves themselves himself herself itself mine yours \
     ours theirs hers what whom anybody whatever whichever whoever";
@@ -126,7 +140,7 @@ pub(super) fn is_time_adverb(word: &str) -> bool {
 
 const PLACE_ADVERB: &str = "\
     here there abroad downtown upstairs downstairs nearby online everywhere somewhere anywhere \
-    outside inside locally remotely";
+    outside inside locally remotely wherever elsewhere";
 
 /// Adverbs and bare nouns of place (ARGM-LOC).
 pub(super) fn is_place_adverb(word: &str) -> bool {

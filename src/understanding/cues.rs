@@ -51,6 +51,9 @@ pub(super) struct Cue {
     words: Vec<String>,
     /// What the phrase is made of.
     made_of: Makeup,
+    /// The lemma of the phrase's first word, when that word is a verb ("rolled it back" →
+    /// "roll").
+    leading_verb: Option<String>,
     /// The phrase is the subject of "matters (more) to me", "means everything to me": the
     /// respondent says it is what they value.
     valued: bool,
@@ -323,6 +326,10 @@ impl Cue {
             } else {
                 Makeup::Nominal
             },
+            leading_verb: inside
+                .first()
+                .filter(|w| w.class == WordClass::Verb)
+                .map(|w| srl::verb_lemma(&w.norm)),
             valued,
             actor,
             last_sentence: sentence == last,
@@ -473,6 +480,12 @@ const FEEL_VERBS: &str = "feel feels felt feeling";
 const STRUGGLES: &str = "took kept nobody stranger broke broken fees charging hassle \
     guilty judge waste wasted slow expensive nightmare pointless never late";
 /// Words of what a story came to.
+/// Verbs of dealing with a situation: calling for help, putting things right, finding
+/// another way.
+const RESPONSES: &str = "cancel refund rebook fix sort replace reset restart roll ring call \
+    phone email text contact bring drive find book arrange swap switch clear refresh \
+    reinstall complain escalate rebook queue pull";
+
 const LOSSES: &str = "missed lost cost failed resit contract fined never";
 /// Words of an end in itself.
 const ENDS: &str = "respect respecting achieved achievement accomplishment planet freedom \
@@ -676,6 +689,15 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
     // "Why do you think …?": what the respondent then tells, of anyone, is why it happened.
     if cue.telling.asked_why {
         return vec!["attribution"];
+    }
+    // "They cancelled the card", "he rolled it back", "a woman found us seats": what anyone
+    // did to deal with the situation is an action taken in response to it.
+    let responds = cue
+        .leading_verb
+        .as_ref()
+        .is_some_and(|v| listed(RESPONSES, v));
+    if responds && !cue.negative() {
+        return vec!["action_taken"];
     }
     match cue.actor {
         Actor::Speaker => vec!["action_taken"],
@@ -1006,6 +1028,23 @@ mod tests {
                 (
                     "The boiler broke in January.",
                     "boiler broke in January",
+                    Is("incident_event"),
+                ),
+                // Someone else's step to put things right is an action too; their failure
+                // to, and a noun that spells like such a verb, are not.
+                (
+                    "The site went down. Then he rolled it back. We were up by two.",
+                    "rolled it back",
+                    Is("action_taken"),
+                ),
+                (
+                    "The bank wouldn't refund it.",
+                    "n't refund it",
+                    Is("incident_event"),
+                ),
+                (
+                    "The booking didn't include the insurance.",
+                    "booking didn't include the insurance",
                     Is("incident_event"),
                 ),
                 (

@@ -21,6 +21,10 @@ const LIGHT_VERBS: &str = "be have like love prefer enjoy use buy get choose pic
 /// after the object, the verb is part of what is said.
 const RESULT_VERBS: &str = "get have";
 
+/// Verbs that say their subject comes into a state ("got pretty low", "went quiet", "grew
+/// tired"): with a state after them, the verb is part of what is said.
+const STATE_CHANGE_VERBS: &str = "get go grow turn become";
+
 /// Past participles that do not end in "-ed".
 const IRREGULAR_PARTICIPLES: &str = "done made gone seen taken given known paid built sold \
     brought bought kept sent caught stuck lost left hurt told found held";
@@ -204,8 +208,9 @@ const POINTER_NOUNS: &str = "reason problem issue answer idea truth question fac
 const TIME_WORDS: &str = "day days morning mornings evening evenings night nights week weeks \
     month months year years time times today tonight yesterday tomorrow weekend weekends hour \
     hours minute minutes moment now then early late halfway monday tuesday wednesday thursday \
-    friday saturday sunday winter winters summer summers autumn quarter january february march \
-    april june july august september october november december christmas easter";
+    friday saturday sunday winter winters summer summers autumn spring quarter january february \
+    march april june july august september october november december christmas easter \
+    afternoon afternoons fortnight fortnights lunchtime weekday weekdays";
 
 /// Stages of a life ("when I was younger", "when we were kids"): said after "when", they date
 /// what the respondent tells, as a time would, and are no concept.
@@ -314,6 +319,10 @@ pub(super) fn is_light_verb(lemma: &str) -> bool {
 
 pub(super) fn is_result_verb(lemma: &str) -> bool {
     listed(RESULT_VERBS, lemma)
+}
+
+pub(super) fn is_state_change_verb(lemma: &str) -> bool {
+    listed(STATE_CHANGE_VERBS, lemma)
 }
 
 /// A word that reads as a past participle: listed, or ending in "-ed" after at least three

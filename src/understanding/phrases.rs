@@ -220,6 +220,17 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if let Some((j, _)) = container {
             return Some(j);
         }
+        // "Whereas the app, I mean, the app wasn't built for …", "… showing a white page. Just
+        // white.": a fragment that only repeats words of another phrase says that one again.
+        let repeated = list.iter().enumerate().find(|(j, q)| {
+            *j != i
+                && p.origin == Origin::Fragment
+                && q.words.len() > p.words.len()
+                && p.words.iter().all(|w| q.words.contains(w))
+        });
+        if let Some((j, _)) = repeated {
+            return Some(j);
+        }
         let circumstance = p.words.len() == 1
             && circumstances
                 .iter()
@@ -996,6 +1007,37 @@ mod tests {
         // A time of life only after "when", of the respondent: a state stays a concept.
         let l = labels("When I was stressed I'd put them on.");
         assert!(l.iter().any(|l| l.contains("stressed")), "{l:?}");
+    }
+
+    #[test]
+    fn places_a_season_and_a_parenthetical_you_know_are_no_concepts() {
+        // Development round 5: "garden", "car", "wherever" and "spring" were concepts, and the
+        // "you know" took "in charge of my own life" as its own, so it was lost.
+        let l = labels("I'd put them down somewhere. In the garden, in the car, wherever.");
+        assert!(
+            !l.iter()
+                .any(|l| ["garden", "car", "wherever"].contains(&l.as_str())),
+            "{l:?}"
+        );
+        assert!(labels("So it was last spring.").is_empty());
+        let l = labels("Then I'm still, you know, in charge of my own life.");
+        assert_eq!(l, ["charge of my own life"]);
+        let l = labels("It was, I mean, a total nightmare.");
+        assert_eq!(l, ["total nightmare"]);
+    }
+
+    #[test]
+    fn a_fragment_said_again_go_and_and_a_clock_time_are_no_concepts_of_their_own() {
+        // Development round 5: "app" next to "app not built for …", "husband went" next to
+        // "queued …", "ten past", and "rang" read as a noun.
+        let l = labels("Whereas the app, I mean, the app clearly wasn't built for a whole port.");
+        assert_eq!(l, ["app not built for a whole port"]);
+        let l = labels("So my husband went and queued at the terminal building.");
+        assert_eq!(l, ["queued at the terminal building"]);
+        let l = labels("By ten past the site was showing a white page. Just white.");
+        assert!(!l.iter().any(|l| l == "ten past" || l == "white"), "{l:?}");
+        let l = labels("Then I thought, hang on, and rang the number on the back of my card.");
+        assert_eq!(l, ["rang the number on the back of my card"]);
     }
 
     #[test]

@@ -22,7 +22,8 @@ impl Ctx<'_> {
             // a finite verb with an object pronoun after it starts the main clause.
             Tag::Prep
                 if form.finite()
-                    && matches!(self.next_norm(), "me" | "us" | "him" | "them" | "you") =>
+                    && (words::is_object_pronoun(self.next_norm())
+                        || self.next_norm() == "you") =>
             {
                 Tag::Verb
             }
@@ -35,8 +36,7 @@ impl Ctx<'_> {
             Tag::Pron
                 if matches!(self.norm_at(p), "what" | "whatever")
                     && (form.finite()
-                        || (form == Form::Base
-                            && matches!(self.next_norm(), "me" | "us" | "him" | "them"))) =>
+                        || (form == Form::Base && words::is_object_pronoun(self.next_norm()))) =>
             {
                 Tag::Verb
             }

@@ -608,7 +608,7 @@ fn open_verb(words: &[&TaggedWord]) -> bool {
     match words {
         [.., verb, object]
             if object.class == WordClass::Pronoun
-                && matches!(object.norm.as_str(), "me" | "us" | "them" | "him" | "her") =>
+                && (srl::is_object_pronoun(&object.norm) || object.norm == "her") =>
         {
             needs(verb)
         }
@@ -709,8 +709,8 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
         w.split('-')
             .all(|part| part.is_empty() || lexicon::is_number_word(part))
     });
-    // "two minutes", "six hours a day", "tuesdays", "back in March": when, how long or how
-    // often, not what.
+    // "two minutes", "six hours a day", "tuesdays", "back in March", "ten past": when, how
+    // long or how often, not what.
     let time_like = |w: &str| {
         (lexicon::is_time_word(w) && !matches!(w, "late" | "early" | "halfway"))
             || lexicon::is_time_span_word(w)
@@ -721,7 +721,20 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
     let time_preposition = |w: &str| {
         matches!(
             w,
-            "back" | "in" | "on" | "at" | "since" | "around" | "during" | "until" | "till" | "by"
+            "back"
+                | "in"
+                | "on"
+                | "at"
+                | "since"
+                | "around"
+                | "during"
+                | "until"
+                | "till"
+                | "by"
+                // Clock times: "ten past", "half twelve", "till gone eleven".
+                | "past"
+                | "half"
+                | "gone"
         )
     };
     let only_time = substantive.iter().all(|w| time_like(w))

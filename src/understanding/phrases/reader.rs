@@ -712,12 +712,9 @@ impl Reader<'_> {
                 && self
                     .word(r.start)
                     .is_some_and(|w| matches!(w.norm.as_str(), "to" | "for"))
-                && self.word(r.start + 1).is_some_and(|w| {
-                    matches!(
-                        w.norm.as_str(),
-                        "myself" | "ourselves" | "himself" | "herself" | "themselves"
-                    )
-                })
+                && self
+                    .word(r.start + 1)
+                    .is_some_and(|w| srl::is_reflexive(&w.norm))
         });
         match own {
             Some((_, r)) => object.start..r.end,
@@ -725,10 +722,10 @@ impl Reader<'_> {
         }
     }
 
-    /// "I got pretty low", "to get going": "get" with a state after it is the change of
-    /// state, and stays in the label.
+    /// "I got pretty low", "to get going": a verb of coming into a state, with a state after
+    /// it, stays in the label.
     fn changes_state(&self, lemma: &str, object: Option<&Range<usize>>) -> bool {
-        lemma == "get" && object.is_some_and(|r| self.is_state(r.clone()))
+        lexicon::is_state_change_verb(lemma) && object.is_some_and(|r| self.is_state(r.clone()))
     }
 
     /// The words describe a state: adjectives and their adverbs ("pretty low"), or one word
@@ -757,9 +754,16 @@ impl Reader<'_> {
         subject: Option<&Range<usize>>,
         after: &[(ArgRole, Range<usize>)],
     ) -> FramePhrases {
+        // "I'm still, you know, in charge of my own life": a time before the description is
+        // not part of it.
         let first = after
             .iter()
             .position(|(role, _)| *role == ArgRole::Arg2)
+            .or_else(|| {
+                after
+                    .iter()
+                    .position(|(role, _)| !matches!(role, ArgRole::Tmp | ArgRole::Neg))
+            })
             .unwrap_or(0);
         let rest = after.get(first..).unwrap_or_default();
         let mut description: Vec<Range<usize>> = Vec::new();
@@ -850,6 +854,15 @@ impl Reader<'_> {
         });
         match frame.lemma.as_str() {
             "be" => self.time_of_life(frame, after),
+            // "my husband went and queued", "I'll come and get it": the second verb says what
+            // was done.
+            "go" | "come" => {
+                let end = self.range(&frame.predicate).end;
+                self.word(end).is_some_and(|w| w.norm == "and")
+                    && self
+                        .word(end + 1)
+                        .is_some_and(|w| w.class == WordClass::Verb)
+            }
             "do" => stand_in && !after.iter().any(|(_, r)| self.has_content(r.clone())),
             _ => false,
         }
@@ -972,19 +985,28 @@ impl Reader<'_> {
             .checked_sub(1)
             .and_then(|p| self.word(p))
             .is_some_and(|p| matches!(p.norm.as_str(), "like" | "than" | "unlike" | "as"));
-        // "on the train to work", "when I'm at home": a bare noun after a preposition of
-        // place or direction says where, and is no concept of its own.
-        let whereabouts = first == last
+        // "on the train to work", "when I'm at home", "in the garden, in the car": a bare
+        // noun after a preposition of place or direction says where, and is no concept of its
+        // own.
+        let noun = (first..=last)
+            .find(|&i| {
+                self.word(i)
+                    .is_some_and(|w| w.class != WordClass::Determiner)
+            })
+            .unwrap_or(first);
+        let whereabouts = noun == last
             && self
-                .word(first)
+                .word(noun)
                 .is_some_and(|w| w.class == WordClass::Noun && !w.name)
             && first
                 .checked_sub(1)
                 .and_then(|p| self.word(p))
                 .is_some_and(|p| {
                     p.class == WordClass::Preposition
-                        && (matches!(p.norm.as_str(), "to" | "at" | "in" | "on" | "by" | "from")
-                            || (p.norm == "of" && self.after_outside(first - 1)))
+                        && (matches!(
+                            p.norm.as_str(),
+                            "to" | "at" | "in" | "on" | "by" | "from" | "around" | "near"
+                        ) || (p.norm == "of" && self.after_outside(first - 1)))
                 });
         if standard || whereabouts {
             return;

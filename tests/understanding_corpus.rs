@@ -557,11 +557,15 @@ const DEV5_FLOORS: Floors = Floors {
     link_precision: 0.26,
 };
 
+/// Link recall was 0.08 (11 of 126) until the parsing fixes of the fifth development round,
+/// which cost one held-out link (10 of 126) while gaining on every development round. The
+/// rules were kept on their development merits, not chosen by which one lost it (that would
+/// tune on this corpus), and the floor moved down: the README reports the loss.
 const HELDOUT_FLOORS: Floors = Floors {
     concept_recall: 0.77,
     concept_precision: 0.48,
     type_accuracy: 0.57,
-    link_recall: 0.08,
+    link_recall: 0.07,
     link_precision: 0.13,
 };
 

@@ -31,6 +31,12 @@ pub(super) fn np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
     while k < limit {
         match doc.tag(k) {
             Tag::Det | Tag::Adj if has_noun => break,
+            // "calm | the kids": no determiner follows an adjective inside one phrase.
+            Tag::Det
+                if k > i && doc.tag(k - 1) == Tag::Adj && words::opens_noun_group(doc.norm(k)) =>
+            {
+                break;
+            }
             Tag::Det | Tag::Adj => {}
             // "the kind of person [others can count on]".
             Tag::Noun if has_noun && let Some(end) = contact_relative_end(doc, k, limit) => {
@@ -170,6 +176,13 @@ pub(super) fn complement_end(doc: &Doc<'_>, i: usize, limit: usize) -> usize {
             {
                 k = end;
                 break;
+            }
+            // "When I'm calm | the kids talk to me": a determiner after an adjective opens
+            // the next clause's subject.
+            Tag::Det
+                if k > i && doc.tag(k - 1) == Tag::Adj && words::opens_noun_group(doc.norm(k)) =>
+            {
+                false
             }
             Tag::Adj | Tag::Adv | Tag::Det | Tag::Noun | Tag::Num => true,
             Tag::Pron => {

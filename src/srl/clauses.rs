@@ -227,6 +227,17 @@ fn boundary(
         Tag::Det if matches!(norm, "which" | "what") && doc.tag(i.wrapping_sub(1)) == Tag::Verb => {
             Some((0, Opener::Complement))
         }
+        // "When I'm calm the kids talk to me": after a description, a noun group with its
+        // own verb starts a new clause.
+        Tag::Det
+            if verb_seen
+                && i > sentence.start
+                && doc.tag(i - 1) == Tag::Adj
+                && words::opens_noun_group(norm)
+                && chunk::starts_clause(doc, i, end) =>
+        {
+            Some((0, Opener::Punct))
+        }
         // A subject pronoun after a clause that already has its verb starts a new clause
         // ("When I'm tired I drink coffee").
         Tag::Pron

@@ -294,6 +294,13 @@ impl Builder<'_, '_> {
                 || (doc.tag(to) == Tag::Aux && doc.norm(to).ends_with("ing")));
         if gerund_follows && let Some(role) = roles::pp_role(doc, k, to..to, &draft.head()) {
             draft.add(role, k..self.clause_end);
+            return k + 1;
+        }
+        // "grow up feeling listened to": a preposition stranded at the end of its clause
+        // belongs to the phrase before it, when that phrase is one stretch of words.
+        let stranded = k + 1 >= to || doc.tag(k + 1) == Tag::Punct;
+        if stranded && k > 0 && doc.tag(k - 1) != Tag::Punct {
+            draft.extend_to(k, |r| r.clone().all(|t| doc.tag(t) != Tag::Punct));
         }
         k + 1
     }

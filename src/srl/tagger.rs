@@ -168,22 +168,23 @@ impl Ctx<'_> {
             {
                 Tag::Adv
             }
-            // "my flat white", "a long black": coffees, not a flat that is white.
-            "white" | "black"
-                if self
-                    .prev()
-                    .is_some_and(|p| matches!(self.norm_at(p), "flat" | "long")) =>
+            // "my flat white", "a cold brew", "the washing machine": a fixed compound noun,
+            // not a flat that is white or a machine that washes.
+            _ if self
+                .prev()
+                .is_some_and(|p| words::is_fixed_compound(self.norm_at(p), w)) =>
             {
                 Tag::Noun
             }
-            "flat" | "long" if matches!(self.next_norm(), "white" | "black") => Tag::Adj,
+            _ if words::is_fixed_compound(w, self.next_norm()) => Tag::Adj,
             // "one of those blokes": the head of its noun group.
             "one" if self.next_norm() == "of" => Tag::Noun,
+            // "the big one", "the barista one": the head of its noun group.
             "one"
                 if matches!(
                     self.prev().map(|p| self.tag_at(p)),
                     Some(Tag::Det | Tag::Adj)
-                ) =>
+                ) || self.one_after_modifier_noun() =>
             {
                 Tag::Noun
             }
@@ -267,6 +268,23 @@ impl Ctx<'_> {
                 .is_none_or(|k| self.tokens.get(k).is_some_and(|t| t.shape == Shape::Punct))
         };
         edge(first.checked_sub(1)) && edge(Some(first + 2))
+    }
+
+    /// "one" ends a noun group after a noun that names the kind ("the barista one", "the
+    /// mineral one"): not after a possessive ("my sister's one"), and not before more of the
+    /// group ("the flat's one long corridor").
+    fn one_after_modifier_noun(&self) -> bool {
+        let kind = self.prev().is_some_and(|p| {
+            self.tag_at(p) == Tag::Noun
+                && !self.norm_at(p).ends_with("'s")
+                && p > self.sentence.start
+                && matches!(self.tag_at(p - 1), Tag::Det | Tag::Adj)
+        });
+        let next = self.next_norm();
+        let group_ends = !words::is_adjective(next)
+            && !words::is_determiner(next)
+            && lexicon::verb(next).is_none_or(|r| r.form.finite());
+        kind && group_ends && !matches!(next, "of")
     }
 
     /// "to" is an infinitive marker before a verb, a preposition otherwise.

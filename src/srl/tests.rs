@@ -631,3 +631,15 @@ fn a_parenthetical_you_know_or_i_mean_is_no_clause() {
             .any(|f| f.lemma == "mean")
     );
 }
+
+#[test]
+fn a_noun_group_and_its_verb_after_a_description_are_a_new_clause() {
+    // A headless ladder: "When I'm calm the kids actually talk to me" gave the copula the
+    // description "calm the kids actually".
+    let a = analyze("When I'm calm the kids actually talk to me at breakfast.");
+    assert_eq!(arg(frame(&a, "be"), ArgRole::Arg2), Some("calm"));
+    assert_eq!(arg(frame(&a, "talk"), ArgRole::Arg0), Some("the kids"));
+    // A quantifier continues the description.
+    let a = analyze("I was leaving early every day.");
+    assert!(a.srl_frames.iter().all(|f| f.lemma != "day"), "{a:#?}");
+}

@@ -47,6 +47,26 @@ pub(super) fn is_reflexive(word: &str) -> bool {
     )
 }
 
+/// Compound nouns whose first word would otherwise be read as an adjective or verb and whose
+/// second as something other than their head: "flat white", "cold brew", "washing machine".
+const FIXED_COMPOUNDS: [(&str, &str); 10] = [
+    ("flat", "white"),
+    ("flat", "whites"),
+    ("long", "black"),
+    ("cold", "brew"),
+    ("washing", "machine"),
+    ("washing", "up"),
+    ("running", "shoes"),
+    ("waiting", "list"),
+    ("waiting", "lists"),
+    ("standing", "desk"),
+];
+
+/// `first` and `second` make one of [`FIXED_COMPOUNDS`].
+pub(super) fn is_fixed_compound(first: &str, second: &str) -> bool {
+    FIXED_COMPOUNDS.contains(&(first, second))
+}
+
 const PRONOUN: &str = "\
     me us them him her myself yourself ourselves themselves himself herself itself mine yours \
     ours theirs hers what whom anybody whatever whichever whoever";
@@ -81,6 +101,15 @@ pub(super) fn is_number_word(word: &str) -> bool {
         "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen \
          sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty \
          ninety hundred thousand million",
+        word,
+    )
+}
+
+/// Articles, possessives and demonstratives: they open a noun group and never continue an
+/// adjective's phrase ("calm | the kids"), where a quantifier may ("early every day").
+pub(super) fn opens_noun_group(word: &str) -> bool {
+    listed(
+        "the a an my your our their his her its this that these those",
         word,
     )
 }

@@ -557,6 +557,31 @@ pub(super) fn is_foil(words: &[TaggedWord], start: usize) -> bool {
     FOIL_MARKERS.iter().any(|m| rest.ends_with(m))
 }
 
+/// The phrase starting at byte `start` says what the respondent would be or do without it:
+/// "otherwise" and a subject come before it ("otherwise I'm checking my phone every five
+/// minutes", "otherwise I'd just be scrolling"). Researchers code it denied.
+pub(super) fn is_counterfactual(words: &[TaggedWord], start: usize) -> bool {
+    let before: Vec<&str> = words
+        .iter()
+        .take_while(|w| w.end <= start)
+        .map(|w| w.norm.as_str())
+        .collect();
+    let mut clause = before.as_slice();
+    for _ in 0..5 {
+        match clause {
+            [.., "otherwise"] => return true,
+            [head @ .., last] if COUNTERFACTUAL_SUBJECT.contains(last) => clause = head,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Words between "otherwise" and what the respondent would be or do.
+const COUNTERFACTUAL_SUBJECT: [&str; 12] = [
+    "i", "we", "am", "are", "'d", "would", "be", "was", "were", "end", "up", "just",
+];
+
 /// Words that set aside what follows.
 const FOIL_MARKERS: [&[&str]; 3] = [
     &["instead", "of"],
@@ -1122,6 +1147,16 @@ mod tests {
             ],
         );
         check("repertory_grid", &[("Honestly.", "Honestly", Nothing)]);
+    }
+
+    #[test]
+    fn what_the_respondent_would_be_otherwise_is_counterfactual() {
+        let answer = "It helps. Otherwise I'd just be checking my phone, and I'm calm now.";
+        let words = srl::tag_words(answer);
+        let at = |phrase: &str| is_counterfactual(&words, answer.find(phrase).unwrap());
+        assert!(at("checking my phone"));
+        assert!(!at("calm now"));
+        assert!(!at("helps"));
     }
 
     #[test]

@@ -107,6 +107,14 @@ pub fn extract_offline_in_context(
     let mut found = phrases::find(answer, &words, analysis);
     let topic = content_words(context.topic);
     let scenes = cues::has_scene_type(|t| types.has_type(t));
+    // "Otherwise I'm checking my phone every five minutes": on a ladder, what the product
+    // spares the respondent is the rung, denied. Elsewhere it stays as said: the struggle a
+    // job is hired against ("otherwise I'd go stir crazy").
+    for p in found.list.iter_mut().filter(|_| !scenes) {
+        if cues::is_counterfactual(&words, p.start) {
+            p.deny();
+        }
+    }
     let foils = cues::has_foil_type(|t| types.has_type(t));
     let keep: Vec<bool> = found
         .list

@@ -283,7 +283,7 @@ const RAISED_NEGATION_BYTES: usize = 24;
 
 impl Phrase {
     /// The phrase with its denial made explicit: "missing out" → "not missing out".
-    fn deny(&mut self) {
+    pub(super) fn deny(&mut self) {
         if self.words.first().is_some_and(|w| w == "not") {
             return;
         }
@@ -846,7 +846,7 @@ mod tests {
         );
         // Before its noun a participle only describes it.
         assert_eq!(labels("I have a sealed carton."), ["sealed carton"]);
-        assert_eq!(labels("I get the sweetened one."), ["sweetened"]);
+        assert_eq!(labels("I get the sweetened one."), ["sweetened one"]);
     }
 
     #[test]
@@ -1038,6 +1038,31 @@ mod tests {
         assert!(!l.iter().any(|l| l == "ten past" || l == "white"), "{l:?}");
         let l = labels("Then I thought, hang on, and rang the number on the back of my card.");
         assert_eq!(l, ["rang the number on the back of my card"]);
+    }
+
+    #[test]
+    fn a_clause_after_a_description_a_stranded_preposition_and_what_is_chosen() {
+        // A headless ladder: "calm the kids talk to me at breakfast", "world they grow up",
+        // "kids grow up feeling listened" and "go for the barista" were labels.
+        assert_eq!(
+            labels("When I'm calm the kids actually talk to me at breakfast."),
+            ["calm", "kids talk to me at breakfast"]
+        );
+        assert_eq!(
+            labels("It's better for the planet, which is the world they'll grow up in."),
+            ["better for the planet", "world they grow up in"]
+        );
+        assert_eq!(
+            labels("I want my kids to grow up feeling listened to."),
+            ["kids grow up feeling listened to"]
+        );
+        assert_eq!(labels("I go for the barista one."), ["barista one"]);
+        // An outing is no choice, and a quantifier after an adjective stays in its phrase.
+        assert_eq!(labels("We went for a coffee."), ["went for a coffee"]);
+        assert_eq!(
+            labels("So I was leaving early every day."),
+            ["leaving early every day"]
+        );
     }
 
     #[test]

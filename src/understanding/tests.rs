@@ -887,3 +887,33 @@ proptest::proptest! {
         proptest::prop_assert_eq!(screened, e);
     }
 }
+
+#[test]
+fn what_the_product_spares_a_ladder_is_denied_and_a_job_keeps_it_as_said() {
+    // Development round 3 codes "otherwise I'm checking my phone every five minutes" as "not
+    // checking my phone …"; round 4 codes "otherwise I'd go stir crazy" as the struggle.
+    let answer = "It lets me switch off. Otherwise I'm checking my phone every five minutes.";
+    let context = TurnContext {
+        topic: "thing",
+        known: &[],
+        focus: None,
+    };
+    let labels_in = |name: &str| {
+        let m = methodology(name);
+        let embedder = TableEmbedder::new(&m, &[]);
+        let e = extract(&m, &embedder, "Why does that matter?", answer, &context);
+        e.concepts.into_iter().map(|c| c.label).collect::<Vec<_>>()
+    };
+    let ladder = labels_in("means_end_chain");
+    assert!(
+        ladder
+            .iter()
+            .any(|l| l.starts_with("not checking my phone")),
+        "{ladder:?}"
+    );
+    let job = labels_in("jobs_to_be_done");
+    assert!(
+        job.iter().any(|l| l.starts_with("checking my phone")),
+        "{job:?}"
+    );
+}

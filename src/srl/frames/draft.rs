@@ -29,6 +29,18 @@ impl Draft {
         }
     }
 
+    /// Extends the argument that ends at `at`, where `whole` accepts it, by the one token there
+    /// ("feeling listened | to"); returns whether one did.
+    pub(super) fn extend_to(&mut self, at: usize, whole: impl Fn(&Range<usize>) -> bool) -> bool {
+        match self.args.iter_mut().find(|(_, r)| r.end == at && whole(r)) {
+            Some((_, r)) => {
+                r.end = at + 1;
+                true
+            }
+            None => false,
+        }
+    }
+
     pub(super) fn head(&self) -> Head<'_> {
         Head {
             lemma: &self.group.lemma,

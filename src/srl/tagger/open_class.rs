@@ -179,8 +179,13 @@ impl Ctx<'_> {
             || lexicon::verb(self.next_norm()).is_some_and(|r| r.form.finite());
         let first_verb =
             !self.has_verb && !next_is_verb && (form.finite() || (form == Form::Base && plural));
-        // "the charger that I use every day works": the main clause resumes.
-        let resumes = self.has_verb && form.finite() && self.ends_relative_clause();
+        // "the charger that I use every day works": the main clause resumes. "When I'm calm
+        // the kids talk to me": after a description, a noun group and a finite verb are a
+        // new clause, whether or not a comma marks it.
+        let resumes = self.has_verb
+            && ((form.finite() && self.ends_relative_clause())
+                || ((form.finite() || (form == Form::Base && plural))
+                    && self.subject_after_description(p)));
         // "oat milk depending on the price": a participle clause after the object.
         let next = self.next_norm();
         let participle_clause = form == Form::Ing
@@ -192,6 +197,18 @@ impl Ctx<'_> {
         } else {
             Tag::Noun
         }
+    }
+
+    /// The noun at `p` heads a noun group that opens with a determiner right after an
+    /// adjective ("calm | the kids").
+    fn subject_after_description(&self, p: usize) -> bool {
+        let mut k = p;
+        while k > self.sentence.start && matches!(self.tag_at(k - 1), Tag::Noun | Tag::Adj) {
+            k -= 1;
+        }
+        k > self.sentence.start + 1
+            && self.tag_at(k - 1) == Tag::Det
+            && self.tag_at(k - 2) == Tag::Adj
     }
 
     /// Nothing of the clause follows the current word: the sentence ends, a clause breaks, or

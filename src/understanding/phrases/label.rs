@@ -519,18 +519,22 @@ impl Reader<'_> {
     }
 
     /// Drops trailing prepositions, determiners, conjunctions and a dangling "not"; a
-    /// preposition after a verb at the end of its clause stays ("others can count on").
+    /// preposition after a verb, its particle or a participle at the end of its clause stays
+    /// ("others can count on", "the world they'll grow up in", "feeling listened to").
     fn trim_dangling(&self, mut kept: Vec<usize>) -> Vec<usize> {
         while let Some(&last) = kept.last() {
             let stranded = self.word(last).is_some_and(|w| {
-                w.class == WordClass::Preposition
+                matches!(w.class, WordClass::Preposition | WordClass::Infinitive)
                     && self.word(last + 1).is_none_or(|n| {
                         n.class == WordClass::Punctuation || n.sentence != w.sentence
                     })
             }) && last
                 .checked_sub(1)
                 .and_then(|p| self.word(p))
-                .is_some_and(|v| v.class == WordClass::Verb)
+                .is_some_and(|v| {
+                    matches!(v.class, WordClass::Verb | WordClass::Particle)
+                        || lexicon::is_participle(&v.norm)
+                })
                 && kept.len() >= 2;
             if stranded {
                 break;

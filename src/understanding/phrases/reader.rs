@@ -66,10 +66,8 @@ impl Reader<'_> {
         let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], 0..0, origin);
         let subject_phrase = || subject.clone().and_then(|r| alone(r, Origin::Subject));
         let setting = self.setting(frame);
-        if lexicon::is_value_verb(lemma) {
-            // "Family matters most to me": the subject is what matters.
-            let main = subject.clone().and_then(|r| alone(r, Origin::Predicate));
-            return FramePhrases::new(None, main, setting);
+        if let Some(read) = self.by_lemma(lemma, subject.as_ref(), &after) {
+            return read.with_setting(setting);
         }
         if lemma == "be" {
             return self.be(frame, subject.as_ref(), &predicate, &after, setting);
@@ -722,6 +720,28 @@ impl Reader<'_> {
         }
     }
 
+    /// Verbs whose reading their lemma decides: "Family matters most to me" (the subject is
+    /// what matters), "I go for the barista one" (what is chosen is the concept).
+    fn by_lemma(
+        &self,
+        lemma: &str,
+        subject: Option<&Range<usize>>,
+        after: &[(ArgRole, Range<usize>)],
+    ) -> Option<FramePhrases> {
+        let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], 0..0, origin);
+        if lexicon::is_value_verb(lemma) {
+            let main = subject.and_then(|r| alone(r.clone(), Origin::Predicate));
+            return Some(FramePhrases::new(None, main, None));
+        }
+        let chosen = chosen(lemma, after, |i| self.word(i))?;
+        let subject_phrase = subject.and_then(|r| alone(r.clone(), Origin::Subject));
+        Some(FramePhrases::new(
+            subject_phrase,
+            alone(chosen, Origin::Predicate),
+            None,
+        ))
+    }
+
     /// "I got pretty low", "to get going": a verb of coming into a state, with a state after
     /// it, stays in the label.
     fn changes_state(&self, lemma: &str, object: Option<&Range<usize>>) -> bool {
@@ -1037,6 +1057,28 @@ fn moves(lemma: &str, after: &[(ArgRole, Range<usize>)]) -> bool {
     after
         .first()
         .is_some_and(|(role, _)| *role == ArgRole::Dir || (*role == ArgRole::Loc && lemma == "get"))
+}
+
+/// "go for the barista one", "opt for the cheapest", "settle on that one": a definite X is
+/// what was chosen ("went for a coffee" is an outing), when nothing else comes first.
+fn chosen<'w>(
+    lemma: &str,
+    after: &[(ArgRole, Range<usize>)],
+    word: impl Fn(usize) -> Option<&'w TaggedWord>,
+) -> Option<Range<usize>> {
+    let (_, first) = after.first()?;
+    let preposition = word(first.start)?.norm.as_str();
+    let choosing = matches!(
+        (lemma, preposition),
+        ("go" | "opt", "for") | ("settle" | "decide", "on")
+    );
+    let definite = word(first.start + 1).is_some_and(|w| {
+        matches!(
+            w.norm.as_str(),
+            "the" | "this" | "that" | "these" | "those" | "my" | "our"
+        )
+    });
+    (choosing && definite && first.len() >= 3).then(|| first.start + 1..first.end)
 }
 
 /// The first object or description after the verb.

@@ -32,11 +32,7 @@ pub(super) fn np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
         match doc.tag(k) {
             Tag::Det | Tag::Adj if has_noun => break,
             // "calm | the kids": no determiner follows an adjective inside one phrase.
-            Tag::Det
-                if k > i && doc.tag(k - 1) == Tag::Adj && words::opens_noun_group(doc.norm(k)) =>
-            {
-                break;
-            }
+            Tag::Det if k > i && after_description(doc, k) => break,
             Tag::Det | Tag::Adj => {}
             // "the kind of person [others can count on]".
             Tag::Noun if has_noun && let Some(end) = contact_relative_end(doc, k, limit) => {
@@ -179,11 +175,7 @@ pub(super) fn complement_end(doc: &Doc<'_>, i: usize, limit: usize) -> usize {
             }
             // "When I'm calm | the kids talk to me": a determiner after an adjective opens
             // the next clause's subject.
-            Tag::Det
-                if k > i && doc.tag(k - 1) == Tag::Adj && words::opens_noun_group(doc.norm(k)) =>
-            {
-                false
-            }
+            Tag::Det if k > i && after_description(doc, k) => false,
             Tag::Adj | Tag::Adv | Tag::Det | Tag::Noun | Tag::Num => true,
             Tag::Pron => {
                 k == i
@@ -313,6 +305,19 @@ pub(super) fn is_indefinite(norm: &str) -> bool {
             | "everybody"
             | "everything"
     )
+}
+
+/// The determiner at `k` opens a noun group right after an adjective that ends a description
+/// ("calm | the kids"): an article, possessive or demonstrative (a quantifier may continue it,
+/// "early every day"), after an adjective that is no participle ("gets paid the wrong
+/// amount").
+pub(super) fn after_description(doc: &Doc<'_>, k: usize) -> bool {
+    let Some(p) = k.checked_sub(1) else {
+        return false;
+    };
+    doc.tag(p) == Tag::Adj
+        && words::opens_noun_group(doc.norm(k))
+        && !lexicon::verb(doc.norm(p)).is_some_and(|r| r.form.participial())
 }
 
 /// A clause (a subject, then a verb) starts at `i`.

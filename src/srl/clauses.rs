@@ -232,8 +232,7 @@ fn boundary(
         Tag::Det
             if verb_seen
                 && i > sentence.start
-                && doc.tag(i - 1) == Tag::Adj
-                && words::opens_noun_group(norm)
+                && chunk::after_description(doc, i)
                 && chunk::starts_clause(doc, i, end) =>
         {
             Some((0, Opener::Punct))

@@ -428,11 +428,17 @@ impl Ctx<'_> {
             .checked_sub(1)
             .filter(|b| *b >= self.sentence.start)
             .map(|b| self.tag_at(b));
+        // "I guess [it comes down to …]": after a verb that takes a clause, the clause's
+        // subject.
+        let clause_opens = before == Some(Tag::Verb)
+            && p.checked_sub(1)
+                .is_some_and(|b| words::takes_clause(&lexicon::lemma(self.norm_at(b))));
         words::is_subject_capable(n)
-            && !matches!(
-                before,
-                Some(Tag::Verb | Tag::Prep | Tag::Inf | Tag::Part | Tag::Adj)
-            )
+            && (clause_opens
+                || !matches!(
+                    before,
+                    Some(Tag::Verb | Tag::Prep | Tag::Inf | Tag::Part | Tag::Adj)
+                ))
     }
 
     /// The previous word is a noun and the clause has no verb yet ("my kids like it").

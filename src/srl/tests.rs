@@ -643,3 +643,13 @@ fn a_noun_group_and_its_verb_after_a_description_are_a_new_clause() {
     let a = analyze("I was leaving early every day.");
     assert!(a.srl_frames.iter().all(|f| f.lemma != "day"), "{a:#?}");
 }
+
+#[test]
+fn a_pronoun_after_a_verb_that_takes_a_clause_is_that_clauses_subject() {
+    // A headless ladder: "comes" was read as a noun, so "self-respect" was lost.
+    let a = analyze("I guess it comes down to self-respect.");
+    assert_eq!(arg(frame(&a, "come down"), ArgRole::Arg0), Some("it"));
+    // An object stays one.
+    let a = analyze("I like it black.");
+    assert_eq!(arg(frame(&a, "like"), ArgRole::Arg1), Some("it"));
+}

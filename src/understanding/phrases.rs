@@ -1066,6 +1066,33 @@ mod tests {
     }
 
     #[test]
+    fn a_reason_for_a_choice_what_it_comes_down_to_and_a_gerund_being_before_a_comma() {
+        // A headless headphones ladder: "noise cancelling" and "self-respect" were lost, and
+        // "at work" became the concept "work" that the next question asked about.
+        let l = labels("I picked the Sony ones mostly for the noise cancelling.");
+        assert_eq!(l, ["sony ones", "noise cancelling"]);
+        assert_eq!(
+            labels("I guess it comes down to self-respect."),
+            ["self-respect"]
+        );
+        let p = phrases("Being someone people can rely on, that's who I want to be at work.");
+        let l: Vec<(&str, Origin)> = p
+            .list
+            .iter()
+            .map(|p| (p.label.as_str(), p.origin))
+            .collect();
+        assert_eq!(
+            l,
+            [
+                ("being someone people can rely on", Origin::Fragment),
+                ("work", Origin::Setting)
+            ]
+        );
+        // "For my kids" is whom it is for, and stays with the verb.
+        assert_eq!(labels("I bought it for my kids."), ["bought for my kids"]);
+    }
+
+    #[test]
     fn how_long_and_how_much_less_stay_in_the_label() {
         assert_eq!(
             labels("I waited six hours in the corridor."),

@@ -27,9 +27,21 @@ impl Reader<'_> {
         self.words.get(i)
     }
 
+    /// Marks the words of `frame` as read. "I picked the Sony ones for the noise cancelling":
+    /// what a choice was made for is left to be read on its own, as the reason for it.
     pub(super) fn mark(&self, covered: &mut [bool], frame: &SrlFrame) {
-        let spans =
-            std::iter::once(&frame.predicate).chain(frame.arguments.iter().map(|a| &a.span));
+        let reason = |a: &&Argument| {
+            a.role == ArgRole::Prp
+                && lexicon::is_choice_verb(&frame.lemma)
+                && self.starts_reason(&self.range(&a.span))
+        };
+        let spans = std::iter::once(&frame.predicate).chain(
+            frame
+                .arguments
+                .iter()
+                .filter(|a| !reason(a))
+                .map(|a| &a.span),
+        );
         for span in spans {
             for i in self.range(span) {
                 if let Some(c) = covered.get_mut(i) {
@@ -37,6 +49,35 @@ impl Reader<'_> {
                 }
             }
         }
+    }
+
+    /// `range` is "at", "in" or "on", perhaps an article, and one common noun ("at work", "in
+    /// the car").
+    fn is_whereabouts(&self, range: &Range<usize>) -> bool {
+        let words: Vec<&TaggedWord> = range.clone().filter_map(|i| self.word(i)).collect();
+        match words.as_slice() {
+            [p, rest @ ..] if matches!(p.norm.as_str(), "at" | "in" | "on") => {
+                let content: Vec<&&TaggedWord> = rest
+                    .iter()
+                    .filter(|w| w.class != WordClass::Determiner)
+                    .collect();
+                matches!(content.as_slice(), [n] if n.class == WordClass::Noun && !n.name)
+            }
+            _ => false,
+        }
+    }
+
+    /// `range` is "for" and a thing ("for the noise cancelling"), not a person ("for my
+    /// kids") or a span of time ("for years").
+    fn starts_reason(&self, range: &Range<usize>) -> bool {
+        let mut words = range.clone().filter_map(|i| self.word(i));
+        let opens = words.next().is_some_and(|w| w.norm == "for");
+        let rest: Vec<&TaggedWord> = words.collect();
+        opens
+            && rest.iter().any(|w| w.class == WordClass::Noun)
+            && !rest
+                .iter()
+                .any(|w| srl::is_person_word(&w.norm) || lexicon::is_time_span_word(&w.norm))
     }
 
     /// "like" after an adjective, or after a one-word subject that follows "not" or a comma
@@ -721,7 +762,8 @@ impl Reader<'_> {
     }
 
     /// Verbs whose reading their lemma decides: "Family matters most to me" (the subject is
-    /// what matters), "I go for the barista one" (what is chosen is the concept).
+    /// what matters), "I go for the barista one", "it comes down to self-respect" (what is
+    /// chosen or pointed at is the concept).
     fn by_lemma(
         &self,
         lemma: &str,
@@ -786,6 +828,8 @@ impl Reader<'_> {
             })
             .unwrap_or(0);
         let rest = after.get(first..).unwrap_or_default();
+        // "who I want to be at work", "when I'm at home": where, a scene, not a rung.
+        let whereabouts = matches!(rest, [(ArgRole::Loc, place), ..] if self.is_whereabouts(place));
         let mut description: Vec<Range<usize>> = Vec::new();
         let mut end = None;
         for (_, next) in rest {
@@ -818,7 +862,12 @@ impl Reader<'_> {
         }
         let subject_phrase =
             subject.and_then(|s| self.phrase(std::slice::from_ref(s), 0..0, Origin::Subject));
-        let described = self.phrase(&description, 0..0, Origin::Predicate);
+        let origin = if whereabouts {
+            Origin::Setting
+        } else {
+            Origin::Predicate
+        };
+        let described = self.phrase(&description, 0..0, origin);
         // "a world that is liveable for my children": the description of a relative clause's
         // noun is what the noun stands for here, so the two are one concept however long.
         let relative = subject.is_some_and(|s| {
@@ -956,7 +1005,16 @@ impl Reader<'_> {
                 .last()
                 .and_then(|&l| self.word(l))
                 .is_some_and(|l| l.sentence == w.sentence);
-            let joins = free && (nominal(w) || (continues && self.bridges(i)));
+            // "Being someone people can rely on, that's …": a gerund "being" left outside
+            // every frame takes the rest of its clause.
+            let being = continues
+                && run
+                    .first()
+                    .and_then(|&f| self.word(f))
+                    .is_some_and(|f| f.norm == "being")
+                && w.class != WordClass::Punctuation
+                && !w.clause_break;
+            let joins = free && (nominal(w) || being || (continues && self.bridges(i)));
             if joins && (continues || run.is_empty()) {
                 run.push(i);
                 continue;
@@ -1059,8 +1117,9 @@ fn moves(lemma: &str, after: &[(ArgRole, Range<usize>)]) -> bool {
         .is_some_and(|(role, _)| *role == ArgRole::Dir || (*role == ArgRole::Loc && lemma == "get"))
 }
 
-/// "go for the barista one", "opt for the cheapest", "settle on that one": a definite X is
-/// what was chosen ("went for a coffee" is an outing), when nothing else comes first.
+/// What a verb of choosing or of summing up points at: "go for the barista one", "opt for
+/// the cheapest", "settle on that one" (a definite object: "went for a coffee" is an outing),
+/// "it comes down to self-respect", "it boils down to trust". Nothing else may come first.
 fn chosen<'w>(
     lemma: &str,
     after: &[(ArgRole, Range<usize>)],
@@ -1068,17 +1127,20 @@ fn chosen<'w>(
 ) -> Option<Range<usize>> {
     let (_, first) = after.first()?;
     let preposition = word(first.start)?.norm.as_str();
-    let choosing = matches!(
-        (lemma, preposition),
-        ("go" | "opt", "for") | ("settle" | "decide", "on")
-    );
     let definite = word(first.start + 1).is_some_and(|w| {
         matches!(
             w.norm.as_str(),
             "the" | "this" | "that" | "these" | "those" | "my" | "our"
         )
     });
-    (choosing && definite && first.len() >= 3).then(|| first.start + 1..first.end)
+    let choosing = matches!(
+        (lemma, preposition),
+        ("go" | "opt", "for") | ("settle" | "decide", "on")
+    ) && definite
+        && first.len() >= 3;
+    let summing_up =
+        matches!((lemma, preposition), ("come down" | "boil down", "to")) && first.len() >= 2;
+    (choosing || summing_up).then(|| first.start + 1..first.end)
 }
 
 /// The first object or description after the verb.

@@ -571,10 +571,27 @@ pub(super) fn is_counterfactual(words: &[TaggedWord], start: usize) -> bool {
         match clause {
             [.., "otherwise"] => return true,
             [head @ .., last] if COUNTERFACTUAL_SUBJECT.contains(last) => clause = head,
-            _ => return false,
+            _ => break,
         }
     }
-    false
+    // "Otherwise I'm shouty and rushing everyone out the door": the second of two things the
+    // respondent would be, in the same sentence.
+    let sentence = words
+        .iter()
+        .take_while(|w| w.end <= start)
+        .last()
+        .map(|w| w.sentence);
+    let same_sentence: Vec<&TaggedWord> = words
+        .iter()
+        .take_while(|w| w.end <= start)
+        .filter(|w| Some(w.sentence) == sentence)
+        .collect();
+    matches!(
+        same_sentence.as_slice(),
+        [first, .., and] if first.norm == "otherwise" && and.norm == "and"
+    ) && !same_sentence
+        .iter()
+        .any(|w| w.norm == "," || w.norm == "but")
 }
 
 /// Words between "otherwise" and what the respondent would be or do.
@@ -1156,6 +1173,9 @@ mod tests {
         let at = |phrase: &str| is_counterfactual(&words, answer.find(phrase).unwrap());
         assert!(at("checking my phone"));
         assert!(!at("calm now"));
+        let answer = "Otherwise I'm shouty and rushing everyone out the door.";
+        let words = srl::tag_words(answer);
+        assert!(is_counterfactual(&words, answer.find("rushing").unwrap()));
         assert!(!at("helps"));
     }
 

@@ -99,6 +99,19 @@ fn asks_a_feeling(template: &str) -> bool {
     lower.contains("{focus}") && (lower.contains(" feel?") || lower.contains("to feel "))
 }
 
+/// A focus the respondent put as a denial ("not rushing everyone out").
+fn is_denied(focus: &str) -> bool {
+    let lower = focus.to_lowercase();
+    lower.starts_with("not ") || lower.starts_with("no ") || lower.starts_with("never ")
+}
+
+/// A phrasing that asks what life would be like without the focus: with a denied focus it
+/// reads as a double negative ("without \"not rushing everyone out\"").
+fn asks_without(template: &str) -> bool {
+    let lower = template.to_lowercase();
+    lower.contains("without \"{focus}\"") || lower.contains("without {focus}")
+}
+
 /// Topic used in a phrasing when the concept's topic is empty after cleaning.
 const NO_TOPIC: &str = "this";
 
@@ -134,6 +147,7 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
         .map(|t| t.trim())
         .filter(|t| !t.is_empty() && (focus.is_some() || !t.contains("{focus}")))
         .filter(|t| !(focus.as_deref().is_some_and(names_a_feeling) && asks_a_feeling(t)))
+        .filter(|t| !(focus.as_deref().is_some_and(is_denied) && asks_without(t)))
         .collect();
     let candidates: Vec<&str> = if usable.is_empty() {
         if focus.is_some() {

@@ -489,3 +489,39 @@ fn a_feeling_is_not_asked_how_it_makes_the_respondent_feel() {
         "{asked:?}"
     );
 }
+
+#[test]
+fn a_denied_focus_is_not_asked_what_would_be_different_without_it() {
+    // A headless ladder: 'What would be different for you without "not rushing everyone
+    // out"?'.
+    let templates = strings(&[
+        "What would be different for you without \"{focus}\"?",
+        "What does \"{focus}\" give you?",
+    ]);
+    for turn in 0..8 {
+        let q = render_template(&TemplateInput {
+            templates: &templates,
+            focus: Some("not rushing everyone out"),
+            topic: "oat milk",
+            turn,
+            session_seed: "s",
+            asked: &[],
+            echo: None,
+        });
+        assert!(!q.contains("without"), "{q}");
+    }
+    let asked: BTreeSet<String> = (0..8)
+        .map(|turn| {
+            render_template(&TemplateInput {
+                templates: &templates,
+                focus: Some("calm mum"),
+                topic: "oat milk",
+                turn,
+                session_seed: "s",
+                asked: &[],
+                echo: None,
+            })
+        })
+        .collect();
+    assert!(asked.iter().any(|q| q.contains("without")), "{asked:?}");
+}

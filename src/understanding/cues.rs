@@ -543,9 +543,8 @@ pub(super) fn has_foil_type(has: impl Fn(&str) -> bool) -> bool {
 /// of", "rather than" or "as opposed to", with at most an article, possessive or "being"
 /// between ("instead of a shouty one", "rather than being polite").
 pub(super) fn is_foil(words: &[TaggedWord], start: usize) -> bool {
-    let before: Vec<&str> = words
+    let before: Vec<&str> = sentence_before(words, start)
         .iter()
-        .take_while(|w| w.end <= start)
         .map(|w| w.norm.as_str())
         .collect();
     let mut rest = before.as_slice();
@@ -557,16 +556,21 @@ pub(super) fn is_foil(words: &[TaggedWord], start: usize) -> bool {
     FOIL_MARKERS.iter().any(|m| rest.ends_with(m))
 }
 
+/// The words of the sentence before byte `start`.
+fn sentence_before(words: &[TaggedWord], start: usize) -> Vec<&TaggedWord> {
+    let before = words.iter().take_while(|w| w.end <= start);
+    let sentence = before.clone().last().map(|w| w.sentence);
+    before.filter(|w| Some(w.sentence) == sentence).collect()
+}
+
 /// The phrase starting at byte `start` says what the respondent would be or do without it:
 /// "otherwise" and a subject come before it ("otherwise I'm checking my phone every five
-/// minutes", "otherwise I'd just be scrolling"). Researchers code it denied.
+/// minutes", "otherwise I'd just be scrolling"), or it is the second of two such things
+/// ("otherwise I'm shouty and rushing everyone out the door"). Researchers code it denied.
 pub(super) fn is_counterfactual(words: &[TaggedWord], start: usize) -> bool {
-    let before: Vec<&str> = words
-        .iter()
-        .take_while(|w| w.end <= start)
-        .map(|w| w.norm.as_str())
-        .collect();
-    let mut clause = before.as_slice();
+    let before = sentence_before(words, start);
+    let norms: Vec<&str> = before.iter().map(|w| w.norm.as_str()).collect();
+    let mut clause = norms.as_slice();
     for _ in 0..5 {
         match clause {
             [.., "otherwise"] => return true,
@@ -574,24 +578,8 @@ pub(super) fn is_counterfactual(words: &[TaggedWord], start: usize) -> bool {
             _ => break,
         }
     }
-    // "Otherwise I'm shouty and rushing everyone out the door": the second of two things the
-    // respondent would be, in the same sentence.
-    let sentence = words
-        .iter()
-        .take_while(|w| w.end <= start)
-        .last()
-        .map(|w| w.sentence);
-    let same_sentence: Vec<&TaggedWord> = words
-        .iter()
-        .take_while(|w| w.end <= start)
-        .filter(|w| Some(w.sentence) == sentence)
-        .collect();
-    matches!(
-        same_sentence.as_slice(),
-        [first, .., and] if first.norm == "otherwise" && and.norm == "and"
-    ) && !same_sentence
-        .iter()
-        .any(|w| w.norm == "," || w.norm == "but")
+    matches!(norms.as_slice(), ["otherwise", .., "and"])
+        && !norms.iter().any(|w| matches!(*w, "," | "but"))
 }
 
 /// Words between "otherwise" and what the respondent would be or do.

@@ -337,6 +337,24 @@ fn instrumental_values_take_the_being_form() {
         .expect("an instrumental value");
     assert!(c.label.starts_with("being "), "{c:?}");
     assert!(c.label.contains("patient with my kids"), "{c:?}");
+    // A tmux run: 'Why is "being kind of manager people can come to" important to you?'.
+    let embedder = TableEmbedder::new(&m, &[("kind of manager", "instrumental_value")]);
+    let answer = "I want to be the kind of manager people can come to.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert!(
+        e.concepts
+            .iter()
+            .any(|c| c.label == "being the kind of manager people can come to"),
+        "{e:?}"
+    );
+    // The same run: "Having that half hour for myself" had become "being hour for myself".
+    let embedder = TableEmbedder::new(&m, &[("half hour", "instrumental_value")]);
+    let answer = "Having that half hour for myself means I get to work calmer.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    assert!(
+        e.concepts.iter().any(|c| c.label == "half hour for myself"),
+        "{e:?}"
+    );
 }
 
 #[test]

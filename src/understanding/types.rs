@@ -250,7 +250,7 @@ impl TypeIndex {
 
 /// The label names a thing one has or gets, not a way of being ("being a more patience"): a
 /// noun phrase headed (before any preposition) by an abstract noun ("more patience",
-/// "independence", "freedom"). Read alone, "patient" tags as a noun too ("more patient with
+/// "independence", "freedom") or by time ("half hour for myself"). Read alone, "patient" tags as a noun too ("more patient with
 /// my kids"), so a noun of any other form is not enough.
 fn names_a_thing(words: &[srl::TaggedWord]) -> bool {
     let head = words
@@ -259,17 +259,28 @@ fn names_a_thing(words: &[srl::TaggedWord]) -> bool {
         .last();
     head.is_some_and(|h| {
         h.class == WordClass::Noun
-            && ["ness", "ence", "ance", "dom", "ity", "ment"]
+            && (["ness", "ence", "ance", "dom", "ity", "ment"]
                 .iter()
                 .any(|suffix| h.norm.ends_with(suffix))
+                // "half hour for myself", "time to myself": time one has.
+                || super::lexicon::is_time_word(&h.norm)
+                || h.norm == "time")
     })
 }
 
 /// A label that is one singular noun after its adjectives ("patient dad") with the article
-/// the naming convention dropped, so that "being …" reads as English ("being a patient dad");
-/// anything else as it is ("patient with my kids", "health-conscious"). `words` are the
+/// the naming convention dropped, so that "being …" reads as English ("being a patient dad"),
+/// and "kind of …" with its "the" ("being the kind of manager people can come to"); anything
+/// else as it is ("patient with my kids", "health-conscious"). `words` are the
 /// label's, tagged.
 fn with_article(label: &str, words: &[srl::TaggedWord]) -> String {
+    // "being the kind of manager people can come to".
+    if let [kind, of, ..] = words
+        && matches!(kind.norm.as_str(), "kind" | "sort" | "type")
+        && of.norm == "of"
+    {
+        return format!("the {label}");
+    }
     let Some((head, modifiers)) = words.split_last() else {
         return label.to_owned();
     };

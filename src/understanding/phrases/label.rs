@@ -588,8 +588,8 @@ fn keeps(w: &TaggedWord, at_start: bool) -> bool {
                 )
         }
         WordClass::Determiner => {
-            // "less stress", "fewer late nights": the amount is the point.
-            matches!(norm, "no" | "less" | "fewer" | "more")
+            // "less stress", "fewer late nights", "half an hour": the amount is the point.
+            matches!(norm, "no" | "less" | "fewer" | "more" | "half")
                 || (!at_start && !matches!(norm, "this" | "that" | "these" | "those"))
         }
         WordClass::Conjunction | WordClass::Infinitive | WordClass::Preposition => !at_start,

@@ -13,12 +13,12 @@ use crate::config::Methodology;
 use crate::embed::{EmbedError, Embedder};
 use crate::graph::surface::{ExtractedConcept, ExtractedRelationship, norm};
 use crate::prompts::Extraction;
-use crate::srl::{self, SrlAnalysis};
+use crate::srl::{self, DiscourseRelation, RelationKind, SrlAnalysis, WordClass};
 
 use super::cues::{self, Cue};
 use super::lexicon;
 use super::links::{self, Node};
-use super::phrases::{self, Origin, Phrase};
+use super::phrases::{self, Origin, Phrase, Shape};
 use super::types::{TypeIndex, TypeMatch};
 
 /// Confidence of every offline concept before the bonuses below.
@@ -101,9 +101,12 @@ pub fn extract_offline_in_context(
     let asked = Asked::read(input.question, context);
     let turned = cues::changes_subject(&words);
     let floor = ladder_floor(input, &asked).filter(|_| !turned);
-    let above_floor = |t: &str| {
-        floor.is_none_or(|f| input.methodology.node_type(t).is_some_and(|n| n.level >= f))
-    };
+    // On a ladder, what a result connective brings in ("so it gets right under the sofa",
+    // "which means I'm not buying bottles") is a consequence, never the lowest rung.
+    let result_floor = climbs(input.methodology)
+        .then(|| lowest_level(input.methodology))
+        .flatten()
+        .map(|low| low + 1);
     let mut found = phrases::find(answer, &words, analysis);
     let topic = content_words(context.topic);
     let scenes = cues::has_scene_type(|t| types.has_type(t));
@@ -145,6 +148,14 @@ pub fn extract_offline_in_context(
             continue;
         }
         let best = vectors.next().and_then(|v| {
+            let floor = if is_result(&analysis.discourse_relations, answer, &phrase) {
+                floor.max(result_floor)
+            } else {
+                floor
+            };
+            let above_floor = |t: &str| {
+                floor.is_none_or(|f| input.methodology.node_type(t).is_some_and(|n| n.level >= f))
+            };
             let property =
                 phrase.of_product && types.has_type(PROPERTY_TYPE) && above_floor(PROPERTY_TYPE);
             let cued: Vec<&str> = if property {
@@ -289,20 +300,70 @@ fn assemble(
 /// In the development corpora, 41 of 42 concepts a researcher coded in such answers were, and
 /// none in the jobs-to-be-done or critical incident answers followed that rule.
 fn ladder_floor(input: &OfflineInput<'_>, asked: &Asked<'_, '_>) -> Option<u32> {
-    if !asked.reason {
+    if !asked.reason || !climbs(input.methodology) {
         return None;
     }
-    let ontology = &input.methodology.ontology;
-    let level = |name: &str| input.methodology.node_type(name).map(|t| t.level);
-    let upward = ontology.edges.iter().all(|e| {
+    input
+        .methodology
+        .node_type(asked.concept?.node_type)
+        .map(|t| t.level)
+}
+
+/// Every edge of the ontology climbs (or stays on one level): a ladder, such as means-end
+/// chains, where what something leads to is never below it.
+pub(super) fn climbs(methodology: &Methodology) -> bool {
+    let level = |name: &str| methodology.node_type(name).map(|t| t.level);
+    methodology.ontology.edges.iter().all(|e| {
         e.permitted_connections
             .iter()
             .all(|(s, t)| s == "*" || t == "*" || level(s) <= level(t))
+    })
+}
+
+/// The level of the ontology's lowest rung.
+fn lowest_level(methodology: &Methodology) -> Option<u32> {
+    methodology.ontology.nodes.iter().map(|n| n.level).min()
+}
+
+/// Words that, right before a phrase, state it as what something else brings about.
+const RESULT_LEADS: [&str; 3] = ["means", "meaning", "so"];
+
+/// The phrase is a result a connective states, and says what happens (a verb or a negation:
+/// "gets right under the sofa", "rain not running down my glasses", "hardly any washing
+/// up"; a bare noun such as
+/// "a tray" in "so there's hardly any washing up, rather than … a tray" is no consequence):
+/// inside the second argument of a result
+/// relation ("…, so the rain's not running down my glasses"), or right after "means"
+/// ("which means I'm not buying bottles", "Means there's never a surprise bill"), with at
+/// most a subject and a copula between.
+fn is_result(relations: &[DiscourseRelation], answer: &str, phrase: &Phrase) -> bool {
+    let stated = relations.iter().any(|r| {
+        r.kind == RelationKind::Result && r.arg2.start <= phrase.start && phrase.end <= r.arg2.end
     });
-    if !upward {
-        return None;
-    }
-    level(asked.concept?.node_type)
+    let before: Vec<String> = answer
+        .get(..phrase.start)
+        .unwrap_or_default()
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(3)
+        .map(str::to_lowercase)
+        .collect();
+    let lead = before
+        .iter()
+        .position(|w| RESULT_LEADS.contains(&w.as_str()));
+    // "there's", "I'm", "it's", "is": a subject and a copula.
+    let slight = |w: &String| {
+        let stem = w.split('\'').next().unwrap_or_default();
+        lexicon::is_empty_word(stem) || matches!(stem, "is" | "are" | "am")
+    };
+    let between_is_slight = |n: usize| before.iter().take(n).all(slight);
+    let happens = phrase.shape == Shape::Verbal
+        || srl::tag_words(&phrase.label).iter().any(|w| {
+            matches!(w.class, WordClass::Verb | WordClass::Negation)
+                || matches!(w.norm.as_str(), "hardly" | "never")
+        });
+    happens && (stated || lead.is_some_and(between_is_slight))
 }
 
 /// Words of a question that ask for the reason or the meaning of something.

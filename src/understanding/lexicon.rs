@@ -355,6 +355,13 @@ pub(super) fn is_degree_word(word: &str) -> bool {
     listed(DEGREE_WORDS, word)
 }
 
+/// Light verbs of taking something up: buying, using, ordering, drinking.
+const CONSUMING_VERBS: &str = "buy use order drink eat";
+
+pub(super) fn is_consuming_verb(lemma: &str) -> bool {
+    listed(CONSUMING_VERBS, lemma)
+}
+
 pub(super) fn is_choice_verb(lemma: &str) -> bool {
     listed(CHOICE_VERBS, lemma)
 }

@@ -247,6 +247,38 @@ fn a_means_end_chain_has_no_scene_and_what_the_respondent_uses_is_a_property() {
 }
 
 #[test]
+fn what_a_result_connective_brings_in_on_a_ladder_is_no_attribute() {
+    let m = methodology("means_end_chain");
+    let table = [
+        ("under the sofa", "attribute"),
+        ("buying bottles", "attribute"),
+        ("centimetres tall", "attribute"),
+    ];
+    let embedder = TableEmbedder::new(&m, &table);
+    let type_of = |answer: &str, label: &str| {
+        let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+        e.concepts
+            .iter()
+            .find(|c| c.label.contains(label))
+            .map_or_else(|| panic!("no {label} in {e:?}"), |c| c.node_type.clone())
+    };
+    // What the product does as a result of what it is climbs above the attribute, whatever
+    // the embedding says.
+    let answer = "It's only eight centimetres tall, so it gets right under the sofa.";
+    assert_eq!(type_of(answer, "under the sofa"), "functional_consequence");
+    assert_eq!(type_of(answer, "centimetres tall"), "attribute");
+    let answer = "It holds a litre, which means I'm not buying bottles from the machine.";
+    assert_ne!(type_of(answer, "buying bottles"), "attribute");
+    // Outside a result the embedding decides.
+    let answer = "It gets right under the sofa.";
+    assert_eq!(type_of(answer, "under the sofa"), "attribute");
+    // Only a ladder climbs: a story's or a job's result may be of any level.
+    assert!(extract::climbs(&m));
+    assert!(!extract::climbs(&methodology("critical_incident")));
+    assert!(!extract::climbs(&methodology("jobs_to_be_done")));
+}
+
+#[test]
 fn what_the_respondent_sets_aside_is_a_concept_only_where_the_ontology_has_a_type_for_it() {
     // Seen live: "those ten minutes are what let me be a calm mum instead of a shouty one" gave
     // the node "shouty", and the next question asked what "shouty" gives the respondent.

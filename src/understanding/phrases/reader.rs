@@ -152,7 +152,11 @@ impl Reader<'_> {
         let result = lexicon::is_result_verb(lemma) && self.ends_in_participle(object.as_ref());
         let motion = moves(lemma, &after);
         let becomes = self.changes_state(lemma, content_object.as_ref());
-        if lexicon::is_light_verb(lemma) && !result && !motion && !becomes {
+        // "I'm not buying bottles": what one no longer does is the concept, verb and all. What
+        // one lacks or can do without stays its object ("it doesn't have the beany aftertaste",
+        // "I don't need the noise cancelling at home").
+        let refrained = frame.negated && lexicon::is_consuming_verb(lemma);
+        if lexicon::is_light_verb(lemma) && !result && !motion && !becomes && !refrained {
             if let Some(object) = content_object {
                 let mut main = alone(object, Origin::Predicate);
                 if let Some(m) = main

@@ -51,8 +51,9 @@ pub(super) struct Cue {
     words: Vec<String>,
     /// What the phrase is made of.
     made_of: Makeup,
-    /// The lemma of the phrase's first word, when that word is a verb ("rolled it back" →
-    /// "roll").
+    /// The lemma of the phrase's main verb: its first word ("rolled it back" → "roll") or the
+    /// first verb after its subject ("helpline reset the charger" → "reset"), past "tried
+    /// to" ("colleague tried to fix it" → "fix").
     leading_verb: Option<String>,
     /// The phrase is the subject of "matters (more) to me", "means everything to me": the
     /// respondent says it is what they value.
@@ -326,10 +327,7 @@ impl Cue {
             } else {
                 Makeup::Nominal
             },
-            leading_verb: inside
-                .first()
-                .filter(|w| w.class == WordClass::Verb)
-                .map(|w| srl::verb_lemma(&w.norm)),
+            leading_verb: main_verb(&inside),
             valued,
             actor,
             last_sentence: sentence == last,
@@ -479,6 +477,32 @@ const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.
 const STRUGGLES: &str = "took kept nobody stranger broke broken fees charging hassle \
     guilty judge waste wasted slow expensive nightmare pointless never late";
+/// Verbs that hand over to the verb after "to": "tried to fix it" is a fixing.
+const ATTEMPTS: &str = "try manage attempt";
+
+/// See [`Cue::leading_verb`]. A word of any class other than a noun group's before the first
+/// verb means the phrase does not open on its subject or its verb.
+fn main_verb(inside: &[&TaggedWord]) -> Option<String> {
+    let first = inside.iter().position(|w| w.class == WordClass::Verb)?;
+    let subject = inside.iter().take(first).all(|w| {
+        matches!(
+            w.class,
+            WordClass::Noun | WordClass::Determiner | WordClass::Adjective | WordClass::Number
+        ) || w.norm == "away"
+    });
+    if !subject {
+        return None;
+    }
+    let lemma = srl::verb_lemma(&inside.get(first)?.norm);
+    if listed(ATTEMPTS, &lemma)
+        && let [to, next, ..] = inside.get(first + 1..).unwrap_or_default()
+        && to.norm == "to"
+    {
+        return Some(srl::verb_lemma(&next.norm));
+    }
+    Some(lemma)
+}
+
 /// Words of what a story came to.
 /// Verbs of dealing with a situation: calling for help, putting things right, finding
 /// another way.
@@ -1066,6 +1090,21 @@ mod tests {
                     "The site went down. Then he rolled it back. We were up by two.",
                     "rolled it back",
                     Is("action_taken"),
+                ),
+                (
+                    "The site went down. The guy next door brought a charger over.",
+                    "guy next door brought a charger over",
+                    Is("action_taken"),
+                ),
+                (
+                    "The screen froze. A colleague tried to fix it.",
+                    "colleague tried to fix it",
+                    Is("action_taken"),
+                ),
+                (
+                    "The screen froze. A colleague tried to help.",
+                    "colleague tried to help",
+                    Is("incident_event"),
                 ),
                 (
                     "The bank wouldn't refund it.",

@@ -477,6 +477,18 @@ const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.
 const STRUGGLES: &str = "took kept nobody stranger broke broken fees charging hassle \
     guilty judge waste wasted slow expensive nightmare pointless never late";
+/// Words with which a respondent offers their reading of why something happened.
+const CONJECTURES: [&str; 8] = [
+    "i think",
+    "i reckon",
+    "i suppose",
+    "i guess",
+    "probably",
+    "clearly",
+    "must have",
+    "obviously",
+];
+
 /// Verbs that hand over to the verb after "to": "tried to fix it" is a fixing.
 const ATTEMPTS: &str = "try manage attempt";
 
@@ -741,7 +753,10 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
         };
     }
     // "Why do you think …?": what the respondent then tells, of anyone, is why it happened.
-    if cue.telling.asked_why {
+    // So is what they guess of someone else's part ("I think the driver was just rushing",
+    // "the app clearly wasn't built for …").
+    let guessed = CONJECTURES.iter().any(|c| cue.has(c)) && cue.actor != Actor::Speaker;
+    if cue.telling.asked_why || guessed {
         return vec!["attribution"];
     }
     // "They cancelled the card", "he rolled it back", "a woman found us seats": what anyone
@@ -1100,6 +1115,12 @@ mod tests {
                     "The screen froze. A colleague tried to fix it.",
                     "colleague tried to fix it",
                     Is("action_taken"),
+                ),
+                // The respondent's guess at someone else's part explains the story.
+                (
+                    "The parcel never came. I think the driver was just rushing.",
+                    "driver was just rushing",
+                    Is("attribution"),
                 ),
                 (
                     "The screen froze. A colleague tried to help.",

@@ -471,7 +471,8 @@ const FEELINGS: &str = "proud guilty confident anxious stressed relaxed calm cal
     embarrassed happy happier sad lonely invisible panicked panic furious angry livid shocked \
     stunned relieved scared terrified confused frustrated gutted sank blank maddening \
     nervous worried worry worrying jittery ashamed awkward presentable difficult sane insane \
-    connected isolated annoyed irritated panicking upset patience";
+    connected isolated annoyed irritated panicking upset patience guilt stress anxiety shame \
+    fear dread overwhelmed relax awake";
 /// Verbs that open a feeling ("feel proud", "felt invisible").
 const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.
@@ -912,6 +913,27 @@ mod tests {
             )
             .contains(&"terminal_value")
         );
+    }
+
+    #[test]
+    fn what_keeps_the_respondent_awake_or_weighs_on_them_is_felt() {
+        for (answer, phrase) in [
+            (
+                "It means I'm not lying awake at night.",
+                "not lying awake at night",
+            ),
+            (
+                "I'm not carrying the guilt home with me.",
+                "not carrying the guilt home",
+            ),
+            ("I can finally relax at dinner.", "relax at dinner"),
+        ] {
+            assert_eq!(
+                types_of(answer, phrase, "means_end_chain"),
+                ["psychosocial_consequence"],
+                "{answer}"
+            );
+        }
     }
 
     #[test]

@@ -221,6 +221,28 @@ pub(super) fn np_before(doc: &Doc<'_>, i: usize, floor: usize) -> Option<Range<u
             _ => break,
         }
     }
+    // "the only bit of the day [that feels like mine]": a part of something is what the
+    // clause speaks of.
+    if let Some(of) = start.checked_sub(1).filter(|of| *of > floor)
+        && doc.norm(of) == "of"
+        && let Some(head) = of.checked_sub(1).filter(|h| *h >= floor)
+        && doc.tag(head) == Tag::Noun
+        && words::is_partitive(doc.norm(head))
+    {
+        let mut whole = head;
+        while let Some(p) = whole.checked_sub(1).filter(|p| *p >= floor) {
+            match doc.tag(p) {
+                Tag::Adj | Tag::Num => whole = p,
+                Tag::Adv if doc.norm(p) == "only" => whole = p,
+                Tag::Det => {
+                    whole = p;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        return Some(whole..end);
+    }
     (start < end).then_some(start..end)
 }
 

@@ -14,6 +14,15 @@ pub(super) fn is_nominative(word: &str) -> bool {
     matches!(word, "i" | "we" | "they" | "he" | "she")
 }
 
+/// Nouns that name a part or a kind of what follows "of" ("the only bit of the day", "the
+/// kind of manager"): a relative clause after the whole speaks of the part.
+pub(super) fn is_partitive(word: &str) -> bool {
+    matches!(
+        word,
+        "bit" | "part" | "kind" | "sort" | "type" | "piece" | "half" | "side" | "moment"
+    )
+}
+
 /// Pronouns that may be the subject of a relative clause without "that" ("the kind of teacher
 /// [they can rely on]", "someone [people can trust]").
 pub(super) fn is_relative_subject(word: &str) -> bool {

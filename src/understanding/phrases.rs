@@ -982,6 +982,30 @@ mod tests {
     }
 
     #[test]
+    fn a_relative_clause_or_a_how_clause_stays_with_what_it_describes() {
+        // From headless ladders: "day feels", "proud" and "person throws stuff away".
+        assert_eq!(
+            labels("It's the only bit of the day that feels like mine."),
+            ["only bit of the day that feels like mine"]
+        );
+        assert_eq!(
+            labels("I want to be proud of how I treat people."),
+            ["proud of how i treat people"]
+        );
+        assert!(
+            labels("I'm not the kind of person who throws stuff away.")
+                .iter()
+                .any(|l| l.contains("kind of person who throws stuff away")),
+        );
+        // A "how" with nothing after it in the phrase is no part of it.
+        assert!(
+            labels("I stopped worrying about what.")
+                .iter()
+                .all(|l| !l.ends_with("what")),
+        );
+    }
+
+    #[test]
     fn a_time_of_life_a_stand_in_do_and_a_busy_life_are_no_concepts() {
         // Seen in a tmux run of the README's first command: "What does "being younger" give
         // you?", "do differently" asked back, and `job`, `work` as codes.

@@ -10,7 +10,7 @@ use super::{Origin, Phrase, Reader, Shape};
 
 /// Longest label in words: the naming conventions ask for 2–5, and a verb phrase with its
 /// object and context needs a little more ("start the day in a good mood"). A longer phrase
-/// loses its trailing parts first, so labels end on a whole phrase. Articles and the "kind of"
+/// loses its trailing parts first, so labels end on a whole phrase. Articles, a relative "that" or "who", and the "kind of"
 /// of "the kind of parent" do not count ("being the kind of manager I wish I had").
 const MAX_LABEL_WORDS: usize = 7;
 
@@ -69,7 +69,8 @@ impl Reader<'_> {
         let mut counted = 0;
         for (n, &i) in kept.iter().enumerate() {
             let norm = |k: usize| self.word(k).map_or("", |w| w.norm.as_str());
-            let article = matches!(norm(i), "the" | "a" | "an");
+            // Articles, and the "that" or "who" of a relative clause, cost nothing.
+            let article = matches!(norm(i), "the" | "a" | "an" | "that" | "who");
             let kind_of = match norm(i) {
                 "kind" | "sort" => norm(i + 1) == "of",
                 "of" => i
@@ -276,6 +277,7 @@ impl Reader<'_> {
                 || self.demonstrative_of_partitive(i, &kept)
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
+                || self.opens_wh_clause(i, &kept)
                 || self.rest_of_relative(i, &kept)
                 || (!kept.is_empty() && self.object_before_particle(i))
                 || (!kept.is_empty() && self.there_after_arriving(i))
@@ -502,12 +504,41 @@ impl Reader<'_> {
         closes || (opened && fits && (next_to_kept || across_d))
     }
 
+    /// Word `i` opens a clause after a kept preposition ("proud of how I treat people"): the
+    /// "how", "what" or "who", or the subject pronoun right after it.
+    fn opens_wh_clause(&self, i: usize, kept: &[usize]) -> bool {
+        let wh = |k: usize| {
+            self.word(k)
+                .is_some_and(|w| matches!(w.norm.as_str(), "how" | "what" | "who"))
+        };
+        let kept_before = |class: WordClass| {
+            kept.last()
+                .is_some_and(|&k| k + 1 == i && self.word(k).is_some_and(|w| w.class == class))
+        };
+        let opener = wh(i) && kept_before(WordClass::Preposition);
+        // "how I treat people", "who can cover", "how I can help".
+        let after_wh = kept.last().is_some_and(|&k| {
+            k + 1 == i
+                && (wh(k)
+                    || (k > 0
+                        && wh(k - 1)
+                        && self.word(k).is_some_and(|w| w.class == WordClass::Pronoun)))
+        });
+        let clause_word = self.word(i).is_some_and(|w| {
+            w.class == WordClass::Pronoun
+                || (w.class == WordClass::Auxiliary && matches!(w.norm.as_str(), "can" | "could"))
+        });
+        opener || (after_wh && clause_word)
+    }
+
     /// A subject pronoun right after a noun and before a verb group inside a label ("teacher
-    /// they can rely on"): the relative clause's subject.
+    /// they can rely on"), or the "who" or "that" there ("person who throws stuff away"): the
+    /// relative clause's subject.
     fn subject_of_relative(&self, i: usize, kept: &[usize]) -> bool {
         let pronoun = self.word(i).is_some_and(|w| {
-            w.class == WordClass::Pronoun
-                && matches!(w.norm.as_str(), "i" | "we" | "they" | "he" | "she" | "you")
+            matches!(w.norm.as_str(), "who" | "that")
+                || (w.class == WordClass::Pronoun
+                    && matches!(w.norm.as_str(), "i" | "we" | "they" | "he" | "she" | "you"))
         });
         let after_noun = kept.last().is_some_and(|&k| {
             k + 1 == i && self.word(k).is_some_and(|w| w.class == WordClass::Noun)
@@ -550,6 +581,8 @@ impl Reader<'_> {
                             | WordClass::Subordinator
                     )
                     || w.norm == "not"
+                    // "not worrying about what": a clause cut before its verb.
+                    || matches!(w.norm.as_str(), "how" | "what" | "who")
                     // "my social life now": the time of saying it, not part of the concept.
                     || (w.norm == "now" && kept.len() >= 2)
             });
@@ -576,6 +609,8 @@ fn keeps(w: &TaggedWord, at_start: bool) -> bool {
                 && matches!(
                     norm,
                     "me" | "us"
+                        | "mine"
+                        | "ours"
                         | "them"
                         | "myself"
                         | "him"

@@ -185,7 +185,7 @@ impl Reader<'_> {
             .clone()
             .filter(|s| !separate && !self.shared(s, &predicate))
         {
-            parts.push(s);
+            parts.push(self.through_relative_pronoun(s, &predicate));
         }
         if frame.negated {
             parts.extend(
@@ -843,6 +843,9 @@ impl Reader<'_> {
             description.push(next.clone());
             end = Some(next.end);
         }
+        if let Some(last) = description.last_mut() {
+            *last = self.through_wh_clause(last.clone());
+        }
         // "The main reason is comfort": a subject that only points at the description.
         let pointer = subject.is_some_and(|s| {
             s.clone()
@@ -910,6 +913,52 @@ impl Reader<'_> {
             return FramePhrases::new(None, Some(joined), None);
         }
         FramePhrases::new(subject_phrase, described, None)
+    }
+
+    /// A relative clause's `subject` with its "that" or "who" when the verb follows it ("the
+    /// kind of person who throws stuff away").
+    fn through_relative_pronoun(
+        &self,
+        subject: Range<usize>,
+        predicate: &Range<usize>,
+    ) -> Range<usize> {
+        let pronoun = self
+            .word(subject.end)
+            .is_some_and(|w| matches!(w.norm.as_str(), "that" | "who"));
+        if pronoun && subject.end + 1 == predicate.start {
+            subject.start..predicate.start
+        } else {
+            subject
+        }
+    }
+
+    /// `range` ending on a preposition before a "how", "what" or "who" clause, through that
+    /// clause: "proud of how I treat people" is one description, not "proud of".
+    fn through_wh_clause(&self, range: Range<usize>) -> Range<usize> {
+        let opens = range
+            .end
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|p| p.class == WordClass::Preposition)
+            && self
+                .word(range.end)
+                .is_some_and(|w| matches!(w.norm.as_str(), "how" | "what" | "who"));
+        if !opens {
+            return range;
+        }
+        let sentence = self.word(range.end).map(|w| w.sentence);
+        let mut end = range.end + 1;
+        while let Some(w) = self.word(end) {
+            if Some(w.sentence) != sentence
+                || w.class == WordClass::Punctuation
+                || w.clause_break
+                || w.class == WordClass::Conjunction
+            {
+                break;
+            }
+            end += 1;
+        }
+        range.start..end
     }
 
     /// A frame with no concept in it: a time of life ("like when I was younger"), or "do"

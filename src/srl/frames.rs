@@ -264,6 +264,16 @@ impl Builder<'_, '_> {
                     end
                 }
                 Tag::Prep => self.prepositional(draft, k, to),
+                // "rushing everyone out the door": a particle before a noun phrase says where
+                // to.
+                Tag::Part
+                    if doc.tag(k + 1) == Tag::Det
+                        && let Some(end) = chunk::np_end(doc, k + 1, to)
+                        && !chunk::is_bare_time_phrase(doc, k + 1..end) =>
+                {
+                    draft.add(ArgRole::Dir, k..end);
+                    end
+                }
                 Tag::Part if !draft.group.lemma.contains(' ') => {
                     // "figure it out": the particle after the object still belongs to the verb.
                     draft.group.lemma = format!("{} {}", draft.group.lemma, doc.norm(k));

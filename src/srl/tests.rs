@@ -394,6 +394,29 @@ fn relative_clauses_fill_the_gap_with_their_antecedent() {
 }
 
 #[test]
+fn a_relative_clause_after_a_part_of_something_speaks_of_the_part() {
+    let a = analyze("It's the only bit of the day that feels like mine.");
+    assert_eq!(
+        arg(frame(&a, "feel"), ArgRole::Arg0),
+        Some("the only bit of the day")
+    );
+    // Not a part: the nearest noun phrase.
+    let a = analyze("It's the end of a day that felt endless.");
+    assert_eq!(arg(frame(&a, "feel"), ArgRole::Arg1), Some("a day"));
+}
+
+#[test]
+fn a_particle_before_a_noun_phrase_says_where_to() {
+    let a = analyze("I'm not rushing everyone out the door any more.");
+    assert_eq!(arg(frame(&a, "rush"), ArgRole::Dir), Some("out the door"));
+    // A time after the particle is no place.
+    let a = analyze("I figured it out the other day.");
+    let figure = frame(&a, "figure out");
+    assert_eq!(arg(figure, ArgRole::Dir), None);
+    assert_eq!(arg(figure, ArgRole::Tmp), Some("the other day"));
+}
+
+#[test]
 fn a_lone_reason_has_an_unstated_first_argument() {
     let text = "Because it's cheaper.";
     let a = analyze(text);

@@ -258,7 +258,11 @@ fn coordination(doc: &Doc<'_>, i: usize, end: usize, verb_seen: bool) -> Option<
         // "My wife and I share the car": coordinated subjects, not clauses.
         return None;
     }
-    let shared_subject = if chunk::starts_clause(doc, i + 1, end) {
+    // ", otherwise it's not worth it": an adverb of the clause may come before its subject.
+    let opening_adverb = doc.tag(i + 1) == Tag::Adv && words::opens_clause_adverb(doc.norm(i + 1));
+    let shared_subject = if chunk::starts_clause(doc, i + 1, end)
+        || (opening_adverb && chunk::starts_clause(doc, i + 2, end))
+    {
         false
     } else if chunk::starts_verb_group(doc, i + 1, end) {
         true

@@ -499,6 +499,16 @@ mod tests {
     }
 
     #[test]
+    fn nouns_and_adjectives_in_ly_and_round_after_a_verb() {
+        use Tag::*;
+        // From a headless meal-kit interview: "family" read as an adverb, "round" as a noun.
+        assert_eq!(tags("remember family dinners")[1..], [Noun, Noun]);
+        assert_eq!(tags("a lovely day")[1], Adj);
+        assert_eq!(tags("he spoke quietly")[2], Adv);
+        assert_eq!(tags("we never got round to it")[3], Part);
+    }
+
+    #[test]
     fn states_partitives_and_a_clause_after_now() {
         use Tag::*;
         assert_eq!(

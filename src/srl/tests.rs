@@ -417,6 +417,20 @@ fn a_particle_before_a_noun_phrase_says_where_to() {
 }
 
 #[test]
+fn an_adverb_after_a_comma_may_open_the_next_clause() {
+    let a = analyze("It has to be on the table in thirty minutes, otherwise it's not worth it.");
+    let be = frame(&a, "be");
+    assert!(
+        be.arguments
+            .iter()
+            .all(|x| !x.span.text.contains("otherwise")),
+        "{be:?}"
+    );
+    assert_eq!(arg(be, ArgRole::Loc), Some("on the table"));
+    assert_eq!(a.srl_frames.iter().filter(|f| f.lemma == "be").count(), 2);
+}
+
+#[test]
 fn a_lone_reason_has_an_unstated_first_argument() {
     let text = "Because it's cheaper.";
     let a = analyze(text);

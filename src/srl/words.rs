@@ -141,7 +141,58 @@ pub(super) fn is_preposition(word: &str) -> bool {
 
 /// Words after a verb that belong to it ("pick up", "give up", "work out").
 pub(super) fn is_particle(word: &str) -> bool {
-    matches!(word, "up" | "out" | "off" | "away" | "back" | "down")
+    matches!(
+        word,
+        "up" | "out" | "off" | "away" | "back" | "down" | "round"
+    )
+}
+
+/// Adverbs that may open a clause before its subject (", otherwise it's not worth it", ",
+/// then we drove home").
+pub(super) fn opens_clause_adverb(word: &str) -> bool {
+    matches!(
+        word,
+        "otherwise" | "then" | "instead" | "anyway" | "still" | "besides"
+    )
+}
+
+/// Nouns spelled like adverbs in "-ly" ("family dinners", "a bit of a bully").
+pub(super) fn is_ly_noun(word: &str) -> bool {
+    matches!(
+        word,
+        "family"
+            | "families"
+            | "belly"
+            | "bully"
+            | "jelly"
+            | "rally"
+            | "reply"
+            | "supply"
+            | "assembly"
+            | "butterfly"
+            | "lolly"
+            | "trolley"
+    )
+}
+
+/// Adjectives spelled like adverbs in "-ly" ("a friendly face", "it felt lonely").
+pub(super) fn is_ly_adjective(word: &str) -> bool {
+    matches!(
+        word,
+        "friendly"
+            | "lovely"
+            | "lonely"
+            | "lively"
+            | "elderly"
+            | "silly"
+            | "ugly"
+            | "costly"
+            | "likely"
+            | "unlikely"
+            | "smelly"
+            | "chilly"
+            | "curly"
+    )
 }
 
 const SUBORDINATOR: &str = "\

@@ -37,7 +37,7 @@ mod reader;
 
 use std::ops::Range;
 
-use crate::srl::{ArgRole, RelationKind, SrlAnalysis, TaggedWord};
+use crate::srl::{ArgRole, RelationKind, SrlAnalysis, TaggedWord, WordClass};
 
 use super::lexicon;
 
@@ -176,7 +176,8 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         }
         if (lexicon::is_filler_verb(&frame.lemma)
             && !asks_for_something(frame)
-            && !means_something(frame))
+            && !means_something(frame)
+            && !knows_a_thing(frame))
             || reader.says_nothing(frame)
         {
             continue;
@@ -312,6 +313,24 @@ fn means_something(frame: &crate::srl::SrlFrame) -> bool {
                     a.span.text.trim().to_lowercase().as_str(),
                     "i" | "you" | "we"
                 )
+        })
+}
+
+/// "I want them to remember family dinners", "she knows the family": remembering or knowing
+/// a thing, not a clause ("I remember I was shattered"), is what is said.
+fn knows_a_thing(frame: &crate::srl::SrlFrame) -> bool {
+    matches!(frame.lemma.as_str(), "remember" | "know" | "forget")
+        && frame.arguments.iter().any(|a| {
+            let words = crate::srl::tag_words(&a.span.text);
+            a.role == ArgRole::Arg1
+                && a.span.start >= frame.predicate.end
+                && words.iter().any(|w| w.class == WordClass::Noun)
+                && !words.iter().any(|w| {
+                    matches!(
+                        w.class,
+                        WordClass::Verb | WordClass::Auxiliary | WordClass::Subordinator
+                    )
+                })
         })
 }
 
@@ -979,6 +998,26 @@ mod tests {
         // Read as the object across the comma.
         let l = labels("Only buy through the official resale now, full stop.");
         assert!(!l.iter().any(|l| l.contains("stop")), "{l:?}");
+    }
+
+    #[test]
+    fn a_denied_description_and_a_remembered_thing_are_concepts() {
+        assert_eq!(labels("It's not watery."), ["not watery"]);
+        assert_eq!(
+            labels("I'm not anxious about bills any more."),
+            ["not anxious about bills"]
+        );
+        // Remembering a thing is said; "I remember" before a clause is talk.
+        assert!(
+            labels("I want them to remember family dinners.")
+                .iter()
+                .any(|l| l.contains("remember family dinners")),
+        );
+        assert!(
+            labels("I remember I was shattered.")
+                .iter()
+                .all(|l| !l.contains("remember")),
+        );
     }
 
     #[test]

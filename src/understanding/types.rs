@@ -175,6 +175,11 @@ impl TypeIndex {
     /// "being patient with my kids"). Verb phrases and labels that already start with it are
     /// left alone.
     pub fn conventional_label(&self, node_type: &str, label: &str) -> String {
+        // "not an eco warrior" → "not being an eco warrior": the denial stays in front.
+        if let Some(denied) = label.strip_prefix("not ") {
+            let named = self.conventional_label(node_type, denied);
+            return format!("not {named}");
+        }
         let prefix = self
             .entries
             .iter()
@@ -376,6 +381,10 @@ mod tests {
             index.conventional_label("instrumental_value", "more patience"),
             "more patience",
             "a thing one has is not forced into the being form"
+        );
+        assert_eq!(
+            index.conventional_label("instrumental_value", "not shouty mum"),
+            "not being a shouty mum"
         );
         assert_eq!(
             index.conventional_label("instrumental_value", "sound professional"),

@@ -257,7 +257,10 @@ impl Ctx<'_> {
         if capitalised && self.i > self.sentence.start && !verb_slot {
             return Tag::Noun;
         }
-        if w.ends_with("ly") && chars > 4 {
+        if words::is_ly_adjective(w) {
+            return Tag::Adj;
+        }
+        if w.ends_with("ly") && chars > 4 && !words::is_ly_noun(w) {
             return Tag::Adv;
         }
         // "level-headed", "open-minded", "self-employed": a compound in "-ed" describes; a

@@ -682,8 +682,12 @@ impl Reader<'_> {
             return FramePhrases::new(None, self.way_of_being(predicate, after), setting);
         }
         let mut read = self.copular(subject, after).with_setting(setting);
-        if let Some(main) = read.main.as_mut().filter(|_| of_product(frame)) {
-            main.of_product = true;
+        if let Some(main) = read.main.as_mut() {
+            main.of_product |= of_product(frame);
+            // "It's not watery", "I'm not anxious about bills": a denied description.
+            if frame.negated {
+                main.deny();
+            }
         }
         read
     }

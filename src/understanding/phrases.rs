@@ -1001,11 +1001,25 @@ mod tests {
     }
 
     #[test]
-    fn a_denied_description_and_a_remembered_thing_are_concepts() {
+    fn a_denied_description_a_remembered_thing_and_a_bare_return() {
         assert_eq!(labels("It's not watery."), ["not watery"]);
+        assert_eq!(
+            labels("It's not worth it on a school night."),
+            ["not worth it on a school night"]
+        );
         assert_eq!(
             labels("I'm not anxious about bills any more."),
             ["not anxious about bills"]
+        );
+        // A bare return says nothing; where one went back to does.
+        assert_eq!(
+            labels("The portions were tiny, so I went back."),
+            ["portions tiny"]
+        );
+        assert!(
+            labels("So I went back to the supermarket.")
+                .iter()
+                .any(|l| l.contains("supermarket")),
         );
         // Remembering a thing is said; "I remember" before a clause is talk.
         assert!(

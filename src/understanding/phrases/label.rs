@@ -278,6 +278,7 @@ impl Reader<'_> {
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
                 || self.opens_wh_clause(i, &kept)
+                || self.worth_it(i)
                 || self.rest_of_relative(i, &kept)
                 || (!kept.is_empty() && self.object_before_particle(i))
                 || (!kept.is_empty() && self.there_after_arriving(i))
@@ -502,6 +503,14 @@ impl Reader<'_> {
                 && w.norm != "'d"
                 && !matches!(class(i + 1), Some(WordClass::Verb | WordClass::Auxiliary)));
         closes || (opened && fits && (next_to_kept || across_d))
+    }
+
+    /// Word `i` is the "it" of "worth it", which the label would not read without.
+    fn worth_it(&self, i: usize) -> bool {
+        self.word(i).is_some_and(|w| w.norm == "it")
+            && i.checked_sub(1)
+                .and_then(|p| self.word(p))
+                .is_some_and(|p| p.norm == "worth")
     }
 
     /// Word `i` opens a clause after a kept preposition ("proud of how I treat people"): the

@@ -990,6 +990,8 @@ impl Reader<'_> {
                         .is_some_and(|w| w.class == WordClass::Verb)
             }
             "do" => stand_in && !after.iter().any(|(_, r)| self.has_content(r.clone())),
+            // "so I went back": a return to what was used before, told in no words of its own.
+            "go back" => !after.iter().any(|(_, r)| self.has_content(r.clone())),
             _ => false,
         }
     }

@@ -211,6 +211,8 @@ impl Ctx<'_> {
             {
                 Tag::Adj
             }
+            // "it worked first time", "the first time": an ordinal before "time" describes it.
+            "first" | "second" | "third" if self.next_norm() == "time" => Tag::Adj,
             // "a half-price first box": inside a noun group, before its noun.
             "first" | "second" | "third"
                 if self
@@ -506,6 +508,7 @@ mod tests {
         assert_eq!(tags("a lovely day")[1], Adj);
         assert_eq!(tags("he spoke quietly")[2], Adv);
         assert_eq!(tags("we never got round to it")[3], Part);
+        assert_eq!(tags("it worked first time")[2..], [Adj, Noun]);
     }
 
     #[test]

@@ -177,7 +177,8 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if (lexicon::is_filler_verb(&frame.lemma)
             && !asks_for_something(frame)
             && !means_something(frame)
-            && !knows_a_thing(frame))
+            && !knows_a_thing(frame)
+            && !reported(frame))
             || reader.says_nothing(frame)
         {
             continue;
@@ -285,11 +286,16 @@ const RAISED_NEGATION_BYTES: usize = 24;
 impl Phrase {
     /// The phrase with its denial made explicit: "missing out" → "not missing out".
     pub(super) fn deny(&mut self) {
-        if self.words.first().is_some_and(|w| w == "not") {
+        self.deny_with("not");
+    }
+
+    /// [`Phrase::deny`] by `word` ("nobody responsible for those units").
+    pub(super) fn deny_with(&mut self, word: &str) {
+        if self.words.first().is_some_and(|w| w == "not" || w == word) {
             return;
         }
-        self.words.insert(0, "not".to_owned());
-        self.label = format!("not {}", self.label);
+        self.words.insert(0, word.to_owned());
+        self.label = format!("{word} {}", self.label);
     }
 }
 
@@ -314,6 +320,26 @@ fn means_something(frame: &crate::srl::SrlFrame) -> bool {
                     "i" | "you" | "we"
                 )
         })
+}
+
+/// "The receptionist said try again tomorrow", "the third one kept saying card declined":
+/// what someone or something other than a pronoun said, in words that are no clause of
+/// their own, is part of the story, where "I say" or "you know" frames the talk. A clause
+/// said ("the app said the charger was available") is read as its own frame.
+fn reported(frame: &crate::srl::SrlFrame) -> bool {
+    let by_someone = frame.arguments.iter().any(|a| {
+        a.role == ArgRole::Arg0
+            && crate::srl::tag_words(&a.span.text)
+                .iter()
+                .any(|w| w.class == WordClass::Noun)
+    });
+    let said_in_words = frame.arguments.iter().any(|a| {
+        a.span.start >= frame.predicate.end
+            && !crate::srl::tag_words(&a.span.text)
+                .iter()
+                .any(|w| w.class == WordClass::Auxiliary)
+    });
+    matches!(frame.lemma.as_str(), "say" | "tell") && by_someone && said_in_words
 }
 
 /// "I want them to remember family dinners", "she knows the family": remembering or knowing
@@ -1305,6 +1331,20 @@ mod tests {
         let l = labels("The main problem is that the app said the charger was available.");
         assert!(!l.iter().any(|l| l.contains("said")), "{l:?}");
         assert!(l.iter().any(|l| l.contains("available")), "{l:?}");
+        // From a headless charging story: what a machine or a person said, in words of no
+        // clause, is the event; a clause said is read as its own.
+        let l = labels("The third one just kept saying card declined.");
+        assert!(
+            l.iter().any(|l| l.contains("saying card declined")),
+            "{l:?}"
+        );
+        let l = labels("The receptionist said try again tomorrow.");
+        assert!(l.iter().any(|l| l.contains("said try")), "{l:?}");
+        assert_eq!(
+            labels("I think nobody is responsible for those units."),
+            ["nobody responsible for units"]
+        );
+        assert_eq!(labels("It worked first time."), ["worked first time"]);
         let l = labels("I never let it get below twenty percent on a long trip.");
         assert!(
             l.iter().any(|l| l.starts_with("get below twenty percent")),

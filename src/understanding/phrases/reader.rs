@@ -684,8 +684,17 @@ impl Reader<'_> {
         let mut read = self.copular(subject, after).with_setting(setting);
         if let Some(main) = read.main.as_mut() {
             main.of_product |= of_product(frame);
-            // "It's not watery", "I'm not anxious about bills": a denied description.
-            if frame.negated {
+            // "It's not watery", "I'm not anxious about bills": a denied description;
+            // "nobody is responsible for those units": one denied of everyone.
+            let nobody = frame.arguments.iter().find_map(|a| {
+                let said = a.span.text.trim().to_lowercase();
+                (a.span.end <= frame.predicate.start
+                    && matches!(said.as_str(), "nobody" | "no one" | "nothing"))
+                .then_some(said)
+            });
+            if let Some(word) = nobody {
+                main.deny_with(&word);
+            } else if frame.negated {
                 main.deny();
             }
         }

@@ -1345,6 +1345,12 @@ mod tests {
             ["nobody responsible for units"]
         );
         assert_eq!(labels("It worked first time."), ["worked first time"]);
+        // A thing judged fine or bad is named with the judgement; praise leaves the thing.
+        assert_eq!(labels("Even though my card was fine."), ["card fine"]);
+        assert_eq!(
+            labels("The noise cancelling is really good."),
+            ["noise cancelling"]
+        );
         let l = labels("I never let it get below twenty percent on a long trip.");
         assert!(
             l.iter().any(|l| l.starts_with("get below twenty percent")),

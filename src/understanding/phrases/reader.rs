@@ -925,7 +925,42 @@ impl Reader<'_> {
             };
             return FramePhrases::new(None, Some(joined), None);
         }
+        if described.is_none()
+            && let Some(judged) = self.judged(subject_phrase.as_ref(), &description)
+        {
+            return FramePhrases::new(None, Some(judged), None);
+        }
         FramePhrases::new(subject_phrase, described, None)
+    }
+
+    /// "even though my card was fine", "my knees are bad": a judgement alone says nothing as a
+    /// concept, but what it is said of, with it, does ("card fine"), where the thing alone
+    /// would not. Praise is left to the thing praised ("the noise cancelling is really good"
+    /// is the attribute "noise cancelling").
+    fn judged(&self, subject: Option<&Phrase>, description: &[Range<usize>]) -> Option<Phrase> {
+        let [only] = description else {
+            return None;
+        };
+        let words: Vec<&TaggedWord> = only
+            .clone()
+            .filter_map(|i| self.word(i))
+            .filter(|w| !lexicon::is_intensifier(&w.norm))
+            .collect();
+        let [adjective] = words.as_slice() else {
+            return None;
+        };
+        if adjective.class != WordClass::Adjective
+            || !lexicon::is_evaluative(&adjective.norm)
+            || is_praise(&adjective.norm)
+        {
+            return None;
+        }
+        let mut judged = subject?.clone();
+        judged.words.push(adjective.norm.clone());
+        judged.label = judged.words.join(" ");
+        judged.end = judged.end.max(adjective.end);
+        judged.origin = Origin::Predicate;
+        Some(judged)
     }
 
     /// A relative clause's `subject` with its "that" or "who" when the verb follows it ("the
@@ -1179,6 +1214,14 @@ fn of_product(frame: &SrlFrame) -> bool {
 
 /// "got to the airport", "let it get below twenty percent": a light verb of motion keeps its
 /// direction.
+/// Judgements that praise: said of a thing, the thing is the concept.
+fn is_praise(word: &str) -> bool {
+    matches!(
+        word,
+        "good" | "great" | "nice" | "lovely" | "brilliant" | "amazing" | "excellent" | "perfect"
+    )
+}
+
 fn moves(lemma: &str, after: &[(ArgRole, Range<usize>)]) -> bool {
     after
         .first()

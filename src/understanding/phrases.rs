@@ -1037,6 +1037,11 @@ mod tests {
             labels("I'm not anxious about bills any more."),
             ["not anxious about bills"]
         );
+        // From a headless ladder: "not repeat with mine" lost what is not repeated.
+        assert_eq!(
+            labels("I really don't want to repeat that with mine."),
+            ["not repeat that with mine"]
+        );
         // A bare return says nothing; where one went back to does.
         assert_eq!(
             labels("The portions were tiny, so I went back."),

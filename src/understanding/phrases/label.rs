@@ -279,6 +279,7 @@ impl Reader<'_> {
                 || self.subject_of_relative(i, &kept)
                 || self.opens_wh_clause(i, &kept)
                 || self.worth_it(i)
+                || self.object_that(i, &kept)
                 || self.rest_of_relative(i, &kept)
                 || (!kept.is_empty() && self.object_before_particle(i))
                 || (!kept.is_empty() && self.there_after_arriving(i))
@@ -503,6 +504,20 @@ impl Reader<'_> {
                 && w.norm != "'d"
                 && !matches!(class(i + 1), Some(WordClass::Verb | WordClass::Auxiliary)));
         closes || (opened && fits && (next_to_kept || across_d))
+    }
+
+    /// Word `i` is a "that" standing for what went before, as the object between a kept verb
+    /// and a preposition ("not repeat that with mine"), which the label would not read
+    /// without.
+    fn object_that(&self, i: usize, kept: &[usize]) -> bool {
+        self.word(i)
+            .is_some_and(|w| matches!(w.norm.as_str(), "that" | "this"))
+            && kept.last().is_some_and(|&k| {
+                k + 1 == i && self.word(k).is_some_and(|w| w.class == WordClass::Verb)
+            })
+            && self
+                .word(i + 1)
+                .is_some_and(|w| w.class == WordClass::Preposition)
     }
 
     /// Word `i` is the "it" of "worth it", which the label would not read without.

@@ -148,7 +148,7 @@ pub fn extract_offline_in_context(
             continue;
         }
         let best = vectors.next().and_then(|v| {
-            let floor = if is_result(&analysis.discourse_relations, answer, &phrase) {
+            let floor = if is_result(&analysis.discourse_relations, &words, &phrase) {
                 floor.max(result_floor)
             } else {
                 floor
@@ -336,27 +336,20 @@ const RESULT_LEADS: [&str; 3] = ["means", "meaning", "so"];
 /// relation ("…, so the rain's not running down my glasses"), or right after "means"
 /// ("which means I'm not buying bottles", "Means there's never a surprise bill"), with at
 /// most a subject and a copula between.
-fn is_result(relations: &[DiscourseRelation], answer: &str, phrase: &Phrase) -> bool {
+fn is_result(relations: &[DiscourseRelation], words: &[srl::TaggedWord], phrase: &Phrase) -> bool {
     let stated = relations.iter().any(|r| {
         r.kind == RelationKind::Result && r.arg2.start <= phrase.start && phrase.end <= r.arg2.end
     });
-    let before: Vec<String> = answer
-        .get(..phrase.start)
-        .unwrap_or_default()
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .rev()
-        .take(3)
-        .map(str::to_lowercase)
-        .collect();
-    let lead = before
+    let before: Vec<&str> = words
         .iter()
-        .position(|w| RESULT_LEADS.contains(&w.as_str()));
-    // "there's", "I'm", "it's", "is": a subject and a copula.
-    let slight = |w: &String| {
-        let stem = w.split('\'').next().unwrap_or_default();
-        lexicon::is_empty_word(stem) || matches!(stem, "is" | "are" | "am")
-    };
+        .rev()
+        .filter(|w| w.end <= phrase.start && w.class != WordClass::Punctuation)
+        .take(3)
+        .map(|w| w.norm.as_str())
+        .collect();
+    let lead = before.iter().position(|w| RESULT_LEADS.contains(w));
+    // "there", "'s", "I", "'m", "is": a subject and a copula.
+    let slight = |w: &&str| lexicon::is_empty_word(w) || srl::is_finite_be_or_have(w);
     let between_is_slight = |n: usize| before.iter().take(n).all(slight);
     let happens = phrase.shape == Shape::Verbal
         || srl::tag_words(&phrase.label).iter().any(|w| {

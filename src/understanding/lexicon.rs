@@ -254,6 +254,14 @@ fn listed(list: &str, word: &str) -> bool {
     list.split_whitespace().any(|w| w == word)
 }
 
+/// Evaluative words that praise: said of a thing, the thing is the concept ("the noise
+/// cancelling is really good").
+const PRAISE_WORDS: &str = "good great nice lovely brilliant amazing excellent perfect";
+
+pub(super) fn is_praise(word: &str) -> bool {
+    listed(PRAISE_WORDS, word)
+}
+
 pub(super) fn is_evaluative(word: &str) -> bool {
     listed(EVALUATIVE_WORDS, word)
 }

@@ -177,8 +177,8 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if (lexicon::is_filler_verb(&frame.lemma)
             && !asks_for_something(frame)
             && !means_something(frame)
-            && !knows_a_thing(frame)
-            && !reported(frame))
+            && !knows_a_thing(frame, words)
+            && !reported(frame, words))
             || reader.says_nothing(frame)
         {
             continue;
@@ -322,20 +322,28 @@ fn means_something(frame: &crate::srl::SrlFrame) -> bool {
         })
 }
 
+/// The answer's tagged words inside `span`.
+fn words_of<'w>(words: &'w [TaggedWord], span: &crate::srl::Span) -> Vec<&'w TaggedWord> {
+    words
+        .iter()
+        .filter(|w| w.start >= span.start && w.end <= span.end)
+        .collect()
+}
+
 /// "The receptionist said try again tomorrow", "the third one kept saying card declined":
 /// what someone or something other than a pronoun said, in words that are no clause of
 /// their own, is part of the story, where "I say" or "you know" frames the talk. A clause
 /// said ("the app said the charger was available") is read as its own frame.
-fn reported(frame: &crate::srl::SrlFrame) -> bool {
+fn reported(frame: &crate::srl::SrlFrame, words: &[TaggedWord]) -> bool {
     let by_someone = frame.arguments.iter().any(|a| {
         a.role == ArgRole::Arg0
-            && crate::srl::tag_words(&a.span.text)
+            && words_of(words, &a.span)
                 .iter()
                 .any(|w| w.class == WordClass::Noun)
     });
     let said_in_words = frame.arguments.iter().any(|a| {
         a.span.start >= frame.predicate.end
-            && !crate::srl::tag_words(&a.span.text)
+            && !words_of(words, &a.span)
                 .iter()
                 .any(|w| w.class == WordClass::Auxiliary)
     });
@@ -344,14 +352,14 @@ fn reported(frame: &crate::srl::SrlFrame) -> bool {
 
 /// "I want them to remember family dinners", "she knows the family": remembering or knowing
 /// a thing, not a clause ("I remember I was shattered"), is what is said.
-fn knows_a_thing(frame: &crate::srl::SrlFrame) -> bool {
+fn knows_a_thing(frame: &crate::srl::SrlFrame, words: &[TaggedWord]) -> bool {
     matches!(frame.lemma.as_str(), "remember" | "know" | "forget")
         && frame.arguments.iter().any(|a| {
-            let words = crate::srl::tag_words(&a.span.text);
+            let inside = words_of(words, &a.span);
             a.role == ArgRole::Arg1
                 && a.span.start >= frame.predicate.end
-                && words.iter().any(|w| w.class == WordClass::Noun)
-                && !words.iter().any(|w| {
+                && inside.iter().any(|w| w.class == WordClass::Noun)
+                && !inside.iter().any(|w| {
                     matches!(
                         w.class,
                         WordClass::Verb | WordClass::Auxiliary | WordClass::Subordinator

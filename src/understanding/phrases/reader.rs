@@ -951,7 +951,7 @@ impl Reader<'_> {
         };
         if adjective.class != WordClass::Adjective
             || !lexicon::is_evaluative(&adjective.norm)
-            || is_praise(&adjective.norm)
+            || lexicon::is_praise(&adjective.norm)
         {
             return None;
         }
@@ -1214,14 +1214,6 @@ fn of_product(frame: &SrlFrame) -> bool {
 
 /// "got to the airport", "let it get below twenty percent": a light verb of motion keeps its
 /// direction.
-/// Judgements that praise: said of a thing, the thing is the concept.
-fn is_praise(word: &str) -> bool {
-    matches!(
-        word,
-        "good" | "great" | "nice" | "lovely" | "brilliant" | "amazing" | "excellent" | "perfect"
-    )
-}
-
 fn moves(lemma: &str, after: &[(ArgRole, Range<usize>)]) -> bool {
     after
         .first()

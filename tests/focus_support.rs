@@ -248,7 +248,14 @@ pub fn check_widening_acknowledges(reports: &[Report]) {
 }
 
 /// Phrasings that presume the focus is something the respondent values.
-const PRESUMING: [&str; 3] = ["important to you", "give you", "without"];
+const PRESUMING: [&str; 6] = [
+    "important to you",
+    "give you",
+    "without",
+    "trying to achieve with",
+    "goes well",
+    "done well",
+];
 
 /// With templates, no question about a negative focus presumes it is valued, and the
 /// respondents give at least one such focus, so the check is not empty. Not for the local

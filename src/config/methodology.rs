@@ -120,6 +120,12 @@ pub struct NodeType {
     /// phrasings; prompts show only `examples`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phrasings: Vec<String>,
+    /// Concepts of this type are, by what the type means, something the respondent speaks
+    /// against (a struggle, a friction): a focus of the type counts as negative where the
+    /// respondent's words gave it no stance of their own, so node-bound strategies ask about
+    /// it with their `negative_focus_templates`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub negative: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -383,6 +389,15 @@ impl Methodology {
 
     pub fn node_type(&self, name: &str) -> Option<&NodeType> {
         self.ontology.nodes.iter().find(|n| n.name == name)
+    }
+
+    /// The stance of a concept of type `node_type` whose own stance is `stance`: its own when
+    /// it has one, −1 when it has none and its type is `negative`, 0 otherwise.
+    pub fn stance_of(&self, node_type: &str, stance: i8) -> i8 {
+        match stance.signum() {
+            0 if self.node_type(node_type).is_some_and(|t| t.negative) => -1,
+            own => own,
+        }
     }
 
     /// The signals this methodology's `signals:` section lists (seed 001 "YAML Configuration
@@ -741,6 +756,27 @@ mod tests {
         );
         assert_eq!(ok.method.opening_templates.len(), 1);
         assert!(ok.strategies[1].question_templates.is_empty());
+    }
+
+    #[test]
+    fn a_negative_type_makes_a_concept_without_a_stance_negative() {
+        let m = parse(
+            "method: {name: m, opening_templates: [\"What comes to mind about {topic}?\"]}\n\
+             ontology: {nodes: [{name: job, level: 1}, {name: struggle, level: 1, negative: \
+             true}]}\nstrategies:\n  - name: s\n    signal_weights: {}\n",
+        );
+        assert!(m.validate(&FakeSignals).is_empty());
+        assert_eq!(m.stance_of("struggle", 0), -1);
+        // The respondent's own stance wins ("not frazzled any more" is welcome).
+        assert_eq!(m.stance_of("struggle", 1), 1);
+        assert_eq!(m.stance_of("job", 0), 0);
+        assert_eq!(m.stance_of("job", -1), -1);
+        assert_eq!(m.stance_of("unknown", 0), 0);
+        let wrong = crate::config::yaml::parse::<Methodology>(
+            std::path::Path::new("t.yaml"),
+            "method: {name: m}\nontology: {nodes: [{name: job, negative: 2}]}\n",
+        );
+        assert!(wrong.is_err());
     }
 
     #[test]

@@ -63,8 +63,8 @@ pub(super) struct Cue {
     last_sentence: bool,
     /// The tense of the phrase's clause, when a verb marks one.
     tense: Option<Tense>,
-    /// The phrase's sentence opens on how things are since ("Now I …", "These days …").
-    since: bool,
+    /// How the phrase's sentence opens.
+    opening: Opening,
     telling: Telling,
     marks: Marks,
 }
@@ -76,6 +76,29 @@ struct Telling {
     narrated: bool,
     /// The question asked why something happened ("Why do you think that happened?").
     asked_why: bool,
+}
+
+/// How the sentence of a phrase opens.
+#[derive(Debug, Clone, Copy)]
+struct Opening {
+    /// On how things are since ("Now I …", "These days …").
+    since: bool,
+    /// On naming the worst of it ("The worst bit was …", "The problem is …"): what it goes on
+    /// to say is the struggle.
+    worst: bool,
+    /// On the respondent's guess ("I think nobody checks them, the operator …"): each clause
+    /// of it is part of the guess.
+    guessed: bool,
+}
+
+impl Opening {
+    fn of(words: &[TaggedWord], sentence: usize) -> Self {
+        Self {
+            since: opens_on_since(words, sentence),
+            worst: opens_on_worst(words, sentence),
+            guessed: opens_on_guess(words, sentence),
+        }
+    }
 }
 
 /// What a phrase is made of.
@@ -332,7 +355,7 @@ impl Cue {
             actor,
             last_sentence: sentence == last,
             tense,
-            since: opens_on_since(words, sentence),
+            opening: Opening::of(words, sentence),
             telling: Telling {
                 narrated,
                 asked_why: false,
@@ -393,6 +416,7 @@ impl Cue {
 
     fn negative(&self) -> bool {
         self.words.iter().any(|w| lexicon::is_negative(w))
+            || (self.opening.worst && !self.says(SETTINGS))
             || self.says(STRUGGLES)
             || self.has("run out")
             || self.has("ran out")
@@ -416,6 +440,46 @@ fn opens_on_since(words: &[TaggedWord], sentence: usize) -> bool {
         opening.get(..2).unwrap_or(&opening),
         ["now" | "nowadays", ..] | ["these", "days"] | ["since", "then"]
     )
+}
+
+/// Sentence `sentence` of `words` opens on a guess: one of [`CONJECTURES`] after an opening
+/// "and", "but", "honestly" or "so".
+fn opens_on_guess(words: &[TaggedWord], sentence: usize) -> bool {
+    let opening = sentence_words(words, sentence);
+    let rest = after_openers(&opening);
+    CONJECTURES.iter().any(|c| {
+        let parts: Vec<&str> = c.split_whitespace().collect();
+        rest.starts_with(&parts)
+    })
+}
+
+/// `words` after the words that open a sentence without saying anything ("and", "but",
+/// "honestly", "so").
+fn after_openers<'a, 'w>(words: &'a [&'w str]) -> &'a [&'w str] {
+    let mut rest = words;
+    while let [first, tail @ ..] = rest
+        && listed("and but honestly so", first)
+    {
+        rest = tail;
+    }
+    rest
+}
+
+/// Sentence `sentence` of `words` opens on naming the worst of something: "The worst bit
+/// was …", "The hardest part is …", "The problem was …", "Trouble is …" (after an opening
+/// "and", "but" or "honestly").
+fn opens_on_worst(words: &[TaggedWord], sentence: usize) -> bool {
+    let opening = sentence_words(words, sentence);
+    let rest = after_openers(&opening);
+    let rest = match rest {
+        ["the", tail @ ..] => tail,
+        _ => rest,
+    };
+    match rest {
+        ["worst" | "hardest", ..] => true,
+        [head, ..] => listed("problem trouble", head),
+        [] => false,
+    }
 }
 
 /// The tense of a clause (`clause[..phrase_at]` is the lead before the phrase): the phrase's
@@ -533,7 +597,7 @@ const HIRING: &str = "use used using tried try switched moved ordered ordering b
     hired grab grabbed instead rather";
 /// Words of a time, place or occasion.
 const SETTINGS: &str = "monday tuesday wednesday thursday friday saturday sunday weekend \
-    morning evening night commute train bus shifts minute office";
+    morning evening night commute train bus shifts minute office o'clock";
 /// Words of being seen by others.
 const SEEN: &str = "look seen impress thought";
 
@@ -745,7 +809,7 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
     // doesn't print them", "people leave their bottles on the mats").
     // "Now I check two sites before I leave": a sentence opening on how things are since
     // speaks of that too, whatever the rest of the answer tells.
-    let since = cue.since && cue.tense != Some(Tense::Past);
+    let since = cue.opening.since && cue.tense != Some(Tense::Past);
     if (cue.telling.narrated && cue.tense == Some(Tense::Present)) || since {
         return if cue.actor == Actor::Speaker {
             vec!["outcome"]
@@ -756,7 +820,8 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
     // "Why do you think …?": what the respondent then tells, of anyone, is why it happened.
     // So is what they guess of someone else's part ("I think the driver was just rushing",
     // "the app clearly wasn't built for …").
-    let guessed = CONJECTURES.iter().any(|c| cue.has(c)) && cue.actor != Actor::Speaker;
+    let guessed = (cue.opening.guessed || CONJECTURES.iter().any(|c| cue.has(c)))
+        && cue.actor != Actor::Speaker;
     if cue.telling.asked_why || guessed {
         return vec!["attribution"];
     }
@@ -1144,6 +1209,17 @@ mod tests {
                     "driver was just rushing",
                     Is("attribution"),
                 ),
+                // A sentence that opens on a guess is a guess in each of its clauses.
+                (
+                    "I think nobody is responsible, the operator doesn't check them.",
+                    "operator doesn't check them",
+                    Is("attribution"),
+                ),
+                (
+                    "The operator doesn't check them.",
+                    "operator doesn't check them",
+                    Not("attribution"),
+                ),
                 (
                     "The screen froze. A colleague tried to help.",
                     "colleague tried to help",
@@ -1230,6 +1306,23 @@ mod tests {
                     "I set up the board every Monday.",
                     "set up the board",
                     Is("functional_job"),
+                ),
+                // What the answer names as the worst of it is the struggle; a time in that
+                // sentence is still the scene.
+                (
+                    "The worst bit was six o'clock, standing in front of the fridge.",
+                    "standing in front of the fridge",
+                    Is("pain_point"),
+                ),
+                (
+                    "The worst bit was six o'clock, standing in front of the fridge.",
+                    "six o'clock",
+                    Is("job_context"),
+                ),
+                (
+                    "I was standing in front of the fridge at six o'clock.",
+                    "standing in front of the fridge",
+                    Not("pain_point"),
                 ),
             ],
         );

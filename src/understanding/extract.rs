@@ -249,11 +249,14 @@ fn assemble(
             label: label.clone(),
             node_type: node_type.clone(),
             confidence: confidence(phrase, typed),
-            stance: if phrase.affect == 0 {
-                stance(&phrase.words)
-            } else {
-                phrase.affect
-            },
+            stance: input.methodology.stance_of(
+                node_type,
+                if phrase.affect == 0 {
+                    stance(&phrase.words)
+                } else {
+                    phrase.affect
+                },
+            ),
             source_quote: input
                 .answer
                 .get(phrase.start..phrase.end)

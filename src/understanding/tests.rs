@@ -882,6 +882,29 @@ fn jobs_to_be_done_when_clauses_trigger_jobs() {
 }
 
 #[test]
+fn a_struggle_the_respondent_names_without_feeling_words_is_spoken_against() {
+    let m = methodology("jobs_to_be_done");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("veg go off", "pain_point"),
+            ("supermarket shop", "competing_solution"),
+        ],
+    );
+    let answer = "I was doing a big supermarket shop, but half the veg would go off.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    let stance = |label: &str| {
+        e.concepts
+            .iter()
+            .find(|c| c.label.contains(label))
+            .unwrap_or_else(|| panic!("no {label} in {e:?}"))
+            .stance
+    };
+    assert_eq!(stance("veg go off"), -1, "{e:?}");
+    assert_eq!(stance("supermarket shop"), 0, "{e:?}");
+}
+
+#[test]
 fn relationships_only_where_the_ontology_permits() {
     let m = methodology("means_end_chain");
     // Two terminal values: leads_to never permits terminal → terminal.

@@ -95,7 +95,7 @@ pub(crate) async fn ask(
         .focus
         .as_ref()
         .and_then(|f| ports.data.live_nodes().find(|n| n.id == f.node_id))
-        .map_or(0, |n| n.stance);
+        .map_or(0, |n| spec.methodology.stance_of(&n.node_type, n.stance));
     let template = || {
         let asked = ports.asked_questions(input.turn);
         render_template(&TemplateInput {

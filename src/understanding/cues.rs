@@ -871,6 +871,17 @@ fn job(cue: &Cue) -> Vec<&'static str> {
         || cue.lead.last().is_some_and(|w| w == "to")
         || cue.has("not having to")
         || cue.has("not have to");
+    // "I want them to remember family dinners": what the respondent wants for someone else is
+    // how they want to relate to them.
+    let for_others = cue.lead.windows(3).any(|w| match w {
+        [want, who, to] => {
+            listed("want wanted need", want) && listed("him her them", who) && to == "to"
+        }
+        _ => false,
+    });
+    if for_others && cue.verbal() {
+        return vec!["social_job"];
+    }
     // A feeling the respondent wants, or wants to be rid of, is the emotional job ("not feel
     // guilty at my desk").
     if (cue.marks.negated || wished) && cue.feeling() {
@@ -1306,6 +1317,16 @@ mod tests {
                     "I set up the board every Monday.",
                     "set up the board",
                     Is("functional_job"),
+                ),
+                (
+                    "I want them to remember family dinners.",
+                    "remember family dinners",
+                    Is("social_job"),
+                ),
+                (
+                    "I want to remember family dinners.",
+                    "remember family dinners",
+                    Not("social_job"),
                 ),
                 // What the answer names as the worst of it is the struggle; a time in that
                 // sentence is still the scene.

@@ -559,6 +559,17 @@ mod tests {
     }
 
     #[test]
+    fn a_stranded_preposition_is_the_verbs_and_an_echoing_clause_says_nothing() {
+        // Seen in development round 4: "so he sleeps through, and so do I, ha" gave only the
+        // concept "do ha".
+        let l = labels("Now the floors are clean, so he sleeps through, and so do I, ha.");
+        assert!(l.contains(&"sleeps through".to_owned()), "{l:?}");
+        assert!(!l.iter().any(|x| x.contains("do")), "{l:?}");
+        let l = labels("I don't sleep well, and neither does my wife.");
+        assert!(!l.iter().any(|x| x.contains("does")), "{l:?}");
+    }
+
+    #[test]
     fn a_noun_group_is_kept_whole_and_named_once() {
         // Seen in a tmux run: "noise" cut from "noise cancelling", both names of the product
         // run together, and "work" from "on the train to work".

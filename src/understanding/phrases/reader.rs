@@ -576,13 +576,20 @@ impl Reader<'_> {
     fn with_degree(&self, predicate: Range<usize>) -> Range<usize> {
         let mut end = predicate.end;
         while self.word(end).is_some_and(|w| {
+            let next = self.word(end + 1);
             lexicon::is_degree_word(&w.norm)
                 || (matches!(w.class, WordClass::Particle | WordClass::Preposition)
                     && lexicon::is_particle(&w.norm)
-                    && self.word(end + 1).is_some_and(|n| {
+                    && next.is_some_and(|n| {
                         matches!(n.norm.as_str(), "of" | "on" | "with")
                             || n.class == WordClass::Punctuation
                     }))
+                // "he sleeps through, and …", "the drive flies by.": a preposition of passing
+                // with nothing after it in its clause is the verb's. Others left at a clause's
+                // end belong to a relative ("what I live for", "turns into").
+                || (w.class == WordClass::Preposition
+                    && matches!(w.norm.as_str(), "through" | "by" | "around" | "along")
+                    && next.is_none_or(|n| n.class == WordClass::Punctuation))
         }) {
             end += 1;
         }
@@ -1012,7 +1019,25 @@ impl Reader<'_> {
     /// A frame with no concept in it: a time of life ("like when I was younger"), or "do"
     /// standing in for a verb said elsewhere ("I'd do it differently").
     pub(super) fn says_nothing(&self, frame: &SrlFrame) -> bool {
-        let after = &self.after_verb(frame, &self.range(&frame.predicate));
+        let predicate = self.range(&frame.predicate);
+        // "and so do I", "neither does my wife": the clause says again what the one before
+        // said.
+        let echo = predicate
+            .start
+            .checked_sub(1)
+            .and_then(|i| self.word(i))
+            .is_some_and(|w| matches!(w.norm.as_str(), "so" | "neither" | "nor"))
+            && matches!(frame.lemma.as_str(), "do" | "be" | "have")
+            && self.word(predicate.end).is_some_and(|w| {
+                matches!(
+                    w.class,
+                    WordClass::Pronoun | WordClass::Determiner | WordClass::Noun
+                )
+            });
+        if echo {
+            return true;
+        }
+        let after = &self.after_verb(frame, &predicate);
         let stand_in = core_object(after).is_some_and(|r| {
             r.len() == 1
                 && self.word(r.start).is_some_and(|w| {

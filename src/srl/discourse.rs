@@ -116,9 +116,51 @@ impl Linker<'_, '_> {
             let arg2_end = next_break.map_or(next_marker, |b| b.min(next_marker));
             let prev_break = breaks.iter().copied().rfind(|&b| b < m.range.start);
             let arg1_start = prev_break.map_or(segment_start, |b| segment_start.max(b + 1));
-            let initial = is_initial(self.doc, &self.sentence, m.range.start);
+            // ", so when the kids get home I'm not snapping": a coordinator right before a
+            // subordinate clause opens it as a sentence would, and leads to its main clause.
+            let opens_sub = |c: &Marker, n: Option<&Marker>| {
+                c.class == Coord
+                    && n.is_some_and(|n| n.class == Sub && n.range.start == c.range.end)
+            };
+            let after_coord = k
+                .checked_sub(1)
+                .and_then(|p| self.markers.get(p))
+                .is_some_and(|p| opens_sub(p, Some(m)));
+            let initial = after_coord || is_initial(self.doc, &self.sentence, m.range.start);
+            let leads_sub = !initial && opens_sub(m, self.markers.get(k + 1));
             let args = match (m.class, initial) {
                 (Prep, _) => self.prepositional(m, arg1_start, arg2_end),
+                (Coord, false) if leads_sub => {
+                    let sub_end = self.markers.get(k + 1).map_or(m.range.end, |n| n.range.end);
+                    let main = self.main_clause_split(sub_end).map(|(_, main_start)| {
+                        let main_end = self.next_marker_from(main_start).min(
+                            breaks
+                                .iter()
+                                .copied()
+                                .find(|&b| b >= main_start)
+                                .unwrap_or(self.sentence.end),
+                        );
+                        main_start..main_end
+                    });
+                    // Without a main clause to find, the subordinate clause and all after it.
+                    let rest_end = self
+                        .markers
+                        .iter()
+                        .skip(k + 2)
+                        .find(|n| n.class != Prep)
+                        .map_or(self.sentence.end, |n| n.range.start)
+                        .min(
+                            breaks
+                                .iter()
+                                .copied()
+                                .find(|&b| b >= sub_end)
+                                .unwrap_or(self.sentence.end),
+                        );
+                    let arg2 = main
+                        .and_then(|r| self.doc.arg_span(r))
+                        .or_else(|| self.doc.arg_span(sub_end..rest_end));
+                    Args::outside(self.doc.arg_span(arg1_start..m.range.start), arg2)
+                }
                 (Sub, true) => match self.main_clause_split(m.range.end) {
                     Some((arg2_split, main_start)) => {
                         segment_start = main_start;

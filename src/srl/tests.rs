@@ -120,6 +120,23 @@ fn sentence_initial_adverbials_link_to_the_previous_sentence() {
 }
 
 #[test]
+fn so_before_a_when_clause_leads_to_the_clause_after_it() {
+    // Seen in development round 4: "so" was taken for the description of "I'm not in a foul
+    // mood", which then gave no concept.
+    let text = "I'm not in a foul mood by the end of the day, so when the kids get home I'm not \
+                snapping at them.";
+    let a = analyze(text);
+    let so = relation(&a, "so");
+    assert_eq!(so.kind, RelationKind::Result);
+    assert_eq!(so.arg1.text, "I'm not in a foul mood by the end of the day");
+    assert_eq!(so.arg2.text, "I'm not snapping at them");
+    let when = relation(&a, "when");
+    assert_eq!(when.arg2.text, "the kids get home");
+    assert_eq!(arg(frame(&a, "be"), ArgRole::Arg2), None);
+    assert_spans_slice(text, &a);
+}
+
+#[test]
 fn so_links_cause_to_result_and_ev_charging_frames_have_modifiers() {
     let text = "I want to save money, so I charge my car at work every day.";
     let a = analyze(text);

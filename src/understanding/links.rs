@@ -160,10 +160,15 @@ fn gap_cue(words: &[&str], break_at: Option<usize>) -> Option<(LinkKind, &'stati
     // "so" before a clause, not "so" as a degree word right before the concept ("so quiet"),
     // and in the second concept's sentence: "bloating, so I switched. It's pricey" relates
     // the switch, not the price.
-    let result_so = words
-        .iter()
-        .rposition(|w| *w == "so")
-        .is_some_and(|at| at + 1 < words.len() && at >= break_at.unwrap_or(0));
+    // "so when the kids get home …" leads to the clause after the "when" clause, not to it.
+    let result_so = words.iter().rposition(|w| *w == "so").is_some_and(|at| {
+        words.get(at + 1).is_some_and(|next| {
+            !matches!(
+                *next,
+                "when" | "whenever" | "if" | "once" | "while" | "before" | "after" | "because"
+            )
+        }) && at >= break_at.unwrap_or(0)
+    });
     // A "because" that opens the next sentence explains that sentence's own clause.
     if !sentence_break && (has("because") || has("cause")) {
         return Some((LinkKind::Reason, "because"));

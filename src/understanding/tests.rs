@@ -197,6 +197,38 @@ fn causal_verb_clauses_link_what_precedes_them_to_what_follows() {
     }
 }
 
+/// ", so when X, Y": the result is Y, the clause after the "when" clause.
+#[test]
+fn so_before_a_when_clause_links_to_the_clause_after_it() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("not foul mood by the end of the day", "psychosocial_consequence"),
+            ("not snapping at them", "psychosocial_consequence"),
+            ("kids get home", "functional_consequence"),
+        ],
+    );
+    let answer = "I'm not in a foul mood by the end of the day, so when the kids get home I'm \
+                  not snapping at them.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    let links: Vec<_> = e
+        .relationships
+        .iter()
+        .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect();
+    assert!(
+        links.contains(&("not foul mood by the end of the day", "not snapping at them")),
+        "{e:?}"
+    );
+    assert!(
+        !links
+            .iter()
+            .any(|(s, t)| *s == "kids get home" && t.contains("foul mood")),
+        "{e:?}"
+    );
+}
+
 #[test]
 fn a_because_points_from_the_lower_level_whatever_the_order() {
     let m = methodology("means_end_chain");

@@ -347,12 +347,21 @@ fn is_result(relations: &[DiscourseRelation], words: &[srl::TaggedWord], phrase:
         .iter()
         .rev()
         .filter(|w| w.end <= phrase.start && w.class != WordClass::Punctuation)
-        .take(3)
+        .take(5)
         .map(|w| w.norm.as_str())
         .collect();
     let lead = before.iter().position(|w| RESULT_LEADS.contains(w));
     // "there", "'s", "I", "'m", "is": a subject and a copula.
-    let slight = |w: &&str| lexicon::is_empty_word(w) || srl::is_finite_be_or_have(w);
+    // An article and a denial before the phrase's words ("there's never a surprise bill")
+    // are slight too.
+    let slight = |w: &&str| {
+        lexicon::is_empty_word(w)
+            || srl::is_finite_be_or_have(w)
+            || matches!(
+                *w,
+                "a" | "an" | "the" | "never" | "not" | "n't" | "no" | "hardly"
+            )
+    };
     let between_is_slight = |n: usize| before.iter().take(n).all(slight);
     let happens = phrase.shape == Shape::Verbal
         || srl::tag_words(&phrase.label).iter().any(|w| {

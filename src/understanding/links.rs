@@ -87,21 +87,69 @@ pub(super) fn find(
             add(&mut links, link);
         }
     }
-    for (i, (kind, marker)) in gap_cues(nodes, answer) {
-        let next = i + 1;
+    let gaps = gap_cues(nodes, answer);
+    for gap in &gaps {
+        let (i, next) = (gap.first, gap.first + 1);
         let linked = links
             .iter()
             .any(|l| (l.source == i && l.target == next) || (l.source == next && l.target == i));
         if linked {
             continue;
         }
-        let pair = kind.natural(i, next);
-        if let Some(mut link) = decide(methodology, nodes, pair, &kind, marker) {
+        let pair = gap.kind.natural(i, next);
+        if let Some(mut link) = decide(methodology, nodes, pair, &gap.kind, gap.marker) {
             link.confidence = GAP_CONFIDENCE;
+            let target = link.target;
             add(&mut links, link);
+            if gap.opens_sentence && pair == (i, next) {
+                for j in listed_before(methodology, nodes, &gaps, &links, i) {
+                    if let Some(mut link) = decide(methodology, nodes, (j, target), &gap.kind, "") {
+                        link.confidence = GAP_CONFIDENCE;
+                        add(&mut links, link);
+                    }
+                }
+            }
         }
     }
     links
+}
+
+/// "No contract. No credit check. Top up when I want. Means there's never a surprise bill": a
+/// sentence that opens on what the ones before bring about follows from each property listed
+/// before it, not only the last. The concepts of the bottom rung just before `last`, back to
+/// the first with a cue of its own between it and the next or already linked onward; `last`
+/// must be on the bottom rung too. Only on a ladder ([`climbs`](super::extract::climbs)): in a
+/// story or a job, things listed are parts of a scene, not causes.
+fn listed_before(
+    methodology: &Methodology,
+    nodes: &[Node<'_>],
+    gaps: &[GapCue],
+    links: &[Link],
+    last: usize,
+) -> Vec<usize> {
+    let bottom = methodology.level_range().0;
+    let on_bottom = |k: usize| nodes.get(k).is_some_and(|n| n.level == bottom);
+    if !super::extract::climbs(methodology) || !on_bottom(last) {
+        return Vec::new();
+    }
+    (0..last)
+        .rev()
+        .take_while(|&j| {
+            on_bottom(j)
+                && !gaps.iter().any(|g| g.first == j)
+                && !links.iter().any(|l| l.source == j)
+        })
+        .collect()
+}
+
+/// What the words between two neighbouring concepts say of how they relate.
+struct GapCue {
+    /// Index of the first concept of the pair.
+    first: usize,
+    kind: LinkKind,
+    marker: &'static str,
+    /// The cue word opens the second concept's sentence ("… Means I actually brush").
+    opens_sentence: bool,
 }
 
 /// Confidence of a link read from the words between two neighbouring concepts, which the
@@ -116,7 +164,7 @@ const GAP_CONFIDENCE: f64 = 0.55;
 /// Gets wrong: "and" is read as narration only where the ontology has a sequence edge for the
 /// pair, so two events merely listed become a sequence; a concept left out between the two
 /// makes the link skip it.
-fn gap_cues(nodes: &[Node<'_>], answer: &str) -> Vec<(usize, (LinkKind, &'static str))> {
+fn gap_cues(nodes: &[Node<'_>], answer: &str) -> Vec<GapCue> {
     let mut out = Vec::new();
     for (i, pair) in nodes.windows(2).enumerate() {
         let [a, b] = pair else { continue };
@@ -142,8 +190,13 @@ fn gap_cues(nodes: &[Node<'_>], answer: &str) -> Vec<(usize, (LinkKind, &'static
                 .filter(|w| !w.is_empty())
                 .count()
         });
-        if let Some(cue) = gap_cue(&words, break_at) {
-            out.push((i, cue));
+        if let Some((kind, marker)) = gap_cue(&words, break_at) {
+            out.push(GapCue {
+                first: i,
+                kind,
+                marker,
+                opens_sentence: break_at == Some(0),
+            });
         }
     }
     out
@@ -214,9 +267,17 @@ fn gap_cue(words: &[&str], break_at: Option<usize>) -> Option<(LinkKind, &'stati
     }
     // "…, and that money goes into …", ". That cost about …": a pointing subject right before
     // the concept makes it what the previous one brought about.
-    if words
+    // So does one followed by what it is ("rain or not, that's what keeps my head straight",
+    // "which is what I want for her", "for me that's about being a decent employer").
+    let mut pointing = words;
+    while let [head @ .., last] = pointing
+        && matches!(*last, "what" | "about" | "is" | "all")
+    {
+        pointing = head;
+    }
+    if pointing
         .last()
-        .is_some_and(|w| matches!(*w, "that" | "this" | "which"))
+        .is_some_and(|w| matches!(*w, "that" | "this" | "which" | "that's"))
     {
         return Some((LinkKind::Causative, ""));
     }
@@ -573,6 +634,22 @@ mod tests {
             gap_cue(&["so", "it's"], Some(0)).map(|(k, _)| k),
             Some(LinkKind::Consequence),
             "a 'so' opening the second concept's sentence"
+        );
+        // Seen in development round 4: "An hour on the hills every morning, rain or not,
+        // that's what keeps my head straight" related nothing.
+        assert_eq!(
+            kind(&["rain", "or", "not", "that's", "what"], false),
+            Some(LinkKind::Causative)
+        );
+        assert_eq!(
+            kind(&["for", "me", "that's", "about"], true),
+            Some(LinkKind::Causative)
+        );
+        assert_eq!(kind(&["what", "i"], false), None);
+        assert_eq!(
+            kind(&["so", "when", "the"], false),
+            None,
+            "'so' before a 'when' clause leads past it"
         );
         assert!(opens_with_a_span("about an hour they put us on"));
         assert!(!opens_with_a_span("the call I messaged my manager"));

@@ -570,6 +570,15 @@ mod tests {
     }
 
     #[test]
+    fn what_makes_no_difference_is_no_concept() {
+        // Seen in development round 4: "rain or not" gave the concept "rain", linked to what
+        // the hour on the hills does.
+        let l = labels("An hour on the hills every morning, rain or not, keeps my head straight.");
+        assert!(!l.contains(&"rain".to_owned()), "{l:?}");
+        assert!(l.iter().any(|x| x.contains("hour on the hills")), "{l:?}");
+    }
+
+    #[test]
     fn a_noun_group_is_kept_whole_and_named_once() {
         // Seen in a tmux run: "noise" cut from "noise cancelling", both names of the product
         // run together, and "work" from "on the train to work".

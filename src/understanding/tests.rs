@@ -197,6 +197,47 @@ fn causal_verb_clauses_link_what_precedes_them_to_what_follows() {
     }
 }
 
+/// "No contract. No credit check. Means there's never a surprise bill": a sentence opening on
+/// what the ones before bring about follows from each property listed, and is no property.
+#[test]
+fn what_a_list_of_properties_brings_about_follows_from_each() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("no contract", "attribute"),
+            ("no credit check", "attribute"),
+            ("not surprise bill", "attribute"),
+        ],
+    );
+    let answer = "No contract. No credit check. Means there's never a surprise bill.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    let links: Vec<_> = e
+        .relationships
+        .iter()
+        .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect();
+    for cause in ["no contract", "no credit check"] {
+        assert!(links.contains(&(cause, "not surprise bill")), "{e:?}");
+    }
+    let bill = e.concepts.iter().find(|c| c.label == "not surprise bill");
+    assert!(bill.is_some_and(|c| c.node_type != "attribute"), "{e:?}");
+    // In a job, things listed are parts of a scene: only the neighbour is linked.
+    let jtbd = methodology("jobs_to_be_done");
+    let embedder = TableEmbedder::new(
+        &jtbd,
+        &[
+            ("night shifts", "job_context"),
+            ("no car", "job_context"),
+            ("order online", "competing_solution"),
+        ],
+    );
+    let answer = "Night shifts. No car. Means I order online.";
+    let e = extract(&jtbd, &embedder, "", answer, &TurnContext::default());
+    let sources: Vec<&str> = e.relationships.iter().map(|r| r.source.as_str()).collect();
+    assert_eq!(sources, ["no car"], "{e:?}");
+}
+
 /// ", so when X, Y": the result is Y, the clause after the "when" clause.
 #[test]
 fn so_before_a_when_clause_links_to_the_clause_after_it() {
@@ -204,7 +245,10 @@ fn so_before_a_when_clause_links_to_the_clause_after_it() {
     let embedder = TableEmbedder::new(
         &m,
         &[
-            ("not foul mood by the end of the day", "psychosocial_consequence"),
+            (
+                "not foul mood by the end of the day",
+                "psychosocial_consequence",
+            ),
             ("not snapping at them", "psychosocial_consequence"),
             ("kids get home", "functional_consequence"),
         ],
@@ -218,7 +262,10 @@ fn so_before_a_when_clause_links_to_the_clause_after_it() {
         .map(|r| (r.source.as_str(), r.target.as_str()))
         .collect();
     assert!(
-        links.contains(&("not foul mood by the end of the day", "not snapping at them")),
+        links.contains(&(
+            "not foul mood by the end of the day",
+            "not snapping at them"
+        )),
         "{e:?}"
     );
     assert!(

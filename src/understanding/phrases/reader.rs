@@ -1214,7 +1214,10 @@ impl Reader<'_> {
                             "to" | "at" | "in" | "on" | "by" | "from" | "around" | "near"
                         ) || (p.norm == "of" && self.after_outside(first - 1)))
                 });
-        if standard || whereabouts {
+        // "rain or not", "busy or not": whatever it is, it makes no difference.
+        let regardless = self.word(last + 1).is_some_and(|w| w.norm == "or")
+            && self.word(last + 2).is_some_and(|w| w.norm == "not");
+        if standard || whereabouts || regardless {
             return;
         }
         let run = std::iter::once(first..last + 1).collect::<Vec<_>>();

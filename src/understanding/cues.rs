@@ -414,6 +414,19 @@ impl Cue {
         copula && self.actor == Actor::Speaker
     }
 
+    /// "I'd gone back full-time", "my youngest went back to uni": a return to work or study
+    /// changes the circumstances a job arises in. A return to something used before ("went
+    /// back to the old bank") is not one.
+    fn returns_to_a_life_domain(&self) -> bool {
+        let returns = self.words.windows(2).any(|w| match w {
+            [verb, back] => {
+                back == "back" && listed("go goes went gone going come came coming", verb)
+            }
+            _ => false,
+        });
+        returns && self.says(LIFE_DOMAINS)
+    }
+
     fn negative(&self) -> bool {
         self.words.iter().any(|w| lexicon::is_negative(w))
             || (self.opening.worst && !self.says(SETTINGS))
@@ -598,6 +611,9 @@ const HIRING: &str = "use used using tried try switched moved ordered ordering b
 /// Words of a time, place or occasion.
 const SETTINGS: &str = "monday tuesday wednesday thursday friday saturday sunday weekend \
     morning evening night commute train bus shifts minute office o'clock";
+/// Words of the parts of life a respondent returns to or leaves: work and study.
+const LIFE_DOMAINS: &str = "work full-time part-time office job uni university school college \
+    nursery";
 /// Words of being seen by others.
 const SEEN: &str = "look seen impress thought";
 
@@ -858,7 +874,7 @@ fn job(cue: &Cue) -> Vec<&'static str> {
         || cue.lead.ends_with(&["had".to_owned(), "just".to_owned()]);
     // "when I was in Japan I couldn't even order food": what the respondent could not do, told
     // as the scene, is still the struggle ("when I'm late for work" stays the scene).
-    if (scene || just_before) && !cue.marks.negated {
+    if (scene || just_before || cue.returns_to_a_life_domain()) && !cue.marks.negated {
         return vec!["job_context"];
     }
     // "Otherwise I go stir crazy": what happens without the solution.
@@ -1317,6 +1333,22 @@ mod tests {
                     "I set up the board every Monday.",
                     "set up the board",
                     Is("functional_job"),
+                ),
+                // A return to work or study sets the scene; to a solution, it does not.
+                (
+                    "Last spring I'd gone back full-time after the redundancy.",
+                    "gone back full-time",
+                    Is("job_context"),
+                ),
+                (
+                    "It was the week after my youngest went back to uni.",
+                    "youngest went back to uni",
+                    Is("job_context"),
+                ),
+                (
+                    "So I went back to the old bank.",
+                    "went back to the old bank",
+                    Not("job_context"),
                 ),
                 (
                     "I want them to remember family dinners.",

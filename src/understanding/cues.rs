@@ -549,12 +549,14 @@ const FEELINGS: &str = "proud guilty confident anxious stressed relaxed calm cal
     stunned relieved scared terrified confused frustrated gutted sank blank maddening \
     nervous worried worry worrying jittery ashamed awkward presentable difficult sane insane \
     connected isolated annoyed irritated panicking upset patience guilt stress anxiety shame \
-    fear dread overwhelmed relax awake";
+    fear dread overwhelmed relax awake resentful exhausted knackered shattered drained miserable \
+    bored";
 /// Verbs that open a feeling ("feel proud", "felt invisible").
 const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.
 const STRUGGLES: &str = "took kept nobody stranger broke broken fees charging hassle \
-    guilty judge waste wasted slow expensive nightmare pointless never late";
+    guilty judge waste wasted slow expensive nightmare pointless never late queue queuing \
+    queueing stuck";
 /// Words with which a respondent offers their reading of why something happened.
 const CONJECTURES: [&str; 8] = [
     "i think",
@@ -1333,6 +1335,17 @@ mod tests {
                     "I set up the board every Monday.",
                     "set up the board",
                     Is("functional_job"),
+                ),
+                // A resentment felt, a queue stood in: struggles, not the scene.
+                (
+                    "By Sunday night I was resentful all weekend.",
+                    "resentful all weekend",
+                    Is("pain_point"),
+                ),
+                (
+                    "Then it's a trip to the depot, Saturday morning, forty-minute queue.",
+                    "forty-minute queue",
+                    Is("pain_point"),
                 ),
                 // A return to work or study sets the scene; to a solution, it does not.
                 (

@@ -414,6 +414,19 @@ impl Cue {
         copula && self.actor == Actor::Speaker
     }
 
+    /// "kept timing out", "keeps asking": something that goes on happening. What is kept
+    /// somewhere ("kept everything in a notes file") is not.
+    fn keeps_on(&self) -> bool {
+        self.words.windows(2).any(|w| match w {
+            [keep, next] => {
+                listed("keep keeps kept keeping", keep)
+                    && next.ends_with("ing")
+                    && !lexicon::is_empty_word(next)
+            }
+            _ => false,
+        })
+    }
+
     /// "I'd gone back full-time", "my youngest went back to uni": a return to work or study
     /// changes the circumstances a job arises in. A return to something used before ("went
     /// back to the old bank") is not one.
@@ -431,6 +444,7 @@ impl Cue {
         self.words.iter().any(|w| lexicon::is_negative(w))
             || (self.opening.worst && !self.says(SETTINGS))
             || self.says(STRUGGLES)
+            || self.keeps_on()
             || self.has("run out")
             || self.has("ran out")
     }
@@ -554,7 +568,7 @@ const FEELINGS: &str = "proud guilty confident anxious stressed relaxed calm cal
 /// Verbs that open a feeling ("feel proud", "felt invisible").
 const FEEL_VERBS: &str = "feel feels felt feeling";
 /// Words of a struggle in getting something done.
-const STRUGGLES: &str = "took kept nobody stranger broke broken fees charging hassle \
+const STRUGGLES: &str = "took nobody stranger broke broken fees charging hassle forgot forgotten \
     guilty judge waste wasted slow expensive nightmare pointless never late queue queuing \
     queueing stuck";
 /// Words with which a respondent offers their reading of why something happened.
@@ -879,8 +893,9 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     if (scene || just_before || cue.returns_to_a_life_domain()) && !cue.marks.negated {
         return vec!["job_context"];
     }
-    // "Otherwise I go stir crazy": what happens without the solution.
-    if cue.opens("otherwise") {
+    // "Otherwise I go stir crazy": what happens without the solution. "I had to ring them
+    // and apologise": what the respondent was made to do.
+    if cue.opens("otherwise") || cue.lead.ends_with(&["had".to_owned(), "to".to_owned()]) {
         return vec!["pain_point"];
     }
     // "no clean scrubs", "can't hear a thing": a lack stated as fact is a struggle; one the
@@ -1335,6 +1350,23 @@ mod tests {
                     "I set up the board every Monday.",
                     "set up the board",
                     Is("functional_job"),
+                ),
+                // What the respondent had to do, or forgot, is a struggle; what they kept
+                // somewhere is not.
+                (
+                    "A deliverable got missed and I had to ring them and apologise.",
+                    "ring them and apologise",
+                    Is("pain_point"),
+                ),
+                (
+                    "Then in October I forgot the football pickup completely.",
+                    "forgot the football pickup",
+                    Is("pain_point"),
+                ),
+                (
+                    "Before that I kept everything in a notes file.",
+                    "kept everything in a notes file",
+                    Not("pain_point"),
                 ),
                 // A resentment felt, a queue stood in: struggles, not the scene.
                 (

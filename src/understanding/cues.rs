@@ -61,6 +61,8 @@ pub(super) struct Cue {
     actor: Actor,
     /// The phrase lies in the answer's last sentence.
     last_sentence: bool,
+    /// The phrase lies in the answer's first sentence.
+    first_sentence: bool,
     /// The tense of the phrase's clause, when a verb marks one.
     tense: Option<Tense>,
     /// How the phrase's sentence opens.
@@ -354,6 +356,7 @@ impl Cue {
             valued,
             actor,
             last_sentence: sentence == last,
+            first_sentence: sentence == words.first().map_or(0, |w| w.sentence),
             tense,
             opening: Opening::of(words, sentence),
             telling: Telling {
@@ -412,6 +415,25 @@ impl Cue {
             .take(3)
             .any(|w| matches!(w.as_str(), "am" | "'m" | "be" | "was" | "were" | "are"));
         copula && self.actor == Actor::Speaker
+    }
+
+    /// The phrase says the respondent got somewhere: "arrived", "landed", "got to the port",
+    /// "pulled into the services", "got home".
+    fn arrives(&self) -> bool {
+        let Some(verb) = self.leading_verb.as_deref() else {
+            return false;
+        };
+        let onward = |w: &String| listed("to into there home in back", w);
+        match verb {
+            "arrive" | "land" | "reach" => true,
+            "get" | "pull" => self
+                .words
+                .iter()
+                .skip_while(|w| srl::verb_lemma(w) != verb)
+                .nth(1)
+                .is_some_and(onward),
+            _ => false,
+        }
     }
 
     /// "kept timing out", "keeps asking": something that goes on happening. What is kept
@@ -829,8 +851,14 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
         };
     }
     let ending = cue.opens("so end since now") || cue.has("had to");
-    if cue.says(LOSSES) || (cue.last_sentence && ending) {
+    // "We got home a day late": getting somewhere, told last, is how it ended; told first
+    // ("pulled into the services at 9pm", "got to the port at six"), it sets the scene.
+    let arrives = cue.arrives() && cue.respondent() && !cue.marks.negated;
+    if cue.says(LOSSES) || (cue.last_sentence && (ending || arrives)) {
         return vec!["outcome"];
+    }
+    if arrives && cue.first_sentence {
+        return vec!["incident_context"];
     }
     // "I was putting them in her pill organiser": the scene the story happens in.
     if cue.marks.progressive {
@@ -1210,6 +1238,31 @@ mod tests {
                     "We lost our mum last year.",
                     "lost our mum",
                     Not("psychosocial_consequence"),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn getting_somewhere_opens_or_ends_a_story() {
+        check(
+            "critical_incident",
+            &[
+                (
+                    "I pulled into the services at 9pm. Two chargers had tape over them. I rang \
+                     the helpline.",
+                    "pulled into the services at 9pm",
+                    Is("incident_context"),
+                ),
+                (
+                    "The flight was cancelled. They put us on a coach. We got home a day late.",
+                    "got home a day late",
+                    Is("outcome"),
+                ),
+                (
+                    "The flight was cancelled. We got to the desk at ten. It was chaos.",
+                    "got to the desk at ten",
+                    Is("action_taken"),
                 ),
             ],
         );

@@ -236,8 +236,9 @@ const POSITIVE_AFFECT_VERBS: &str = "please delight excite thrill cheer reassure
     calm relax relieve";
 
 /// Fixed phrases of talk that carry no content ("to be honest", "thank god", "full stop").
-pub(super) const FILLER_PHRASES: [&str; 12] = [
+pub(super) const FILLER_PHRASES: [&str; 13] = [
     "to be honest",
+    "of course",
     "step by step",
     "to be fair",
     "if i am honest",

@@ -237,7 +237,10 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             && circumstances
                 .iter()
                 .any(|r| r.start <= p.start && p.end <= r.end);
-        (!circumstance).then_some(i)
+        // "I'm not sure": a hedge, whatever frame it came from ("no idea what to make" may
+        // be a struggle, and is kept).
+        let unsure = p.label == "not sure";
+        (!circumstance && !unsure).then_some(i)
     });
     order(&mut out);
     out
@@ -567,6 +570,17 @@ mod tests {
         assert!(!l.iter().any(|x| x.contains("do")), "{l:?}");
         let l = labels("I don't sleep well, and neither does my wife.");
         assert!(!l.iter().any(|x| x.contains("does")), "{l:?}");
+    }
+
+    #[test]
+    fn a_hedge_and_a_stock_phrase_are_no_concepts() {
+        // Seen in development round 4: "not sure" was coded as a struggle and "course the
+        // door creaks" kept the "course" of "of course".
+        let l = labels("I'm not sure, honestly.");
+        assert!(l.is_empty(), "{l:?}");
+        let l = labels("And of course the door creaks.");
+        assert_eq!(l, ["door creaks"]);
+        assert!(!l.iter().any(|x| x.contains("course")), "{l:?}");
     }
 
     #[test]

@@ -119,11 +119,18 @@ pub fn extract_offline_in_context(
         }
     }
     let foils = cues::has_foil_type(|t| types.has_type(t));
+    let listed = if scenes {
+        inventory(&found.list, answer)
+    } else {
+        vec![false; found.list.len()]
+    };
     let keep: Vec<bool> = found
         .list
         .iter()
-        .map(|p| {
+        .zip(&listed)
+        .map(|(p, listed)| {
             !within(&p.words, &topic)
+                && !listed
                 && (scenes || p.origin != Origin::Setting)
                 && (foils || !cues::is_foil(&words, p.start))
         })
@@ -608,6 +615,53 @@ fn stance(words: &[String]) -> i8 {
         _ => -1,
     }
 }
+
+/// Phrases that are items of an inventory: three or more fragments in a row with only commas
+/// (and an "and") between them ("Duvet, a printer, a mini fridge, three boxes of shoes",
+/// "Saturday morning, hoovering, bathrooms, the lot"). In a story or a job they are the
+/// scenery of a moment, which researchers do not code item by item. A ladder has no such
+/// rule: there a list of things is a list of properties ("Cushioning, grip, the weight").
+fn inventory(list: &[Phrase], answer: &str) -> Vec<bool> {
+    let mut out = vec![false; list.len()];
+    let joined = |a: &Phrase, b: &Phrase| {
+        a.origin == Origin::Fragment
+            && b.origin == Origin::Fragment
+            && a.end <= b.start
+            && answer.get(a.end..b.start).is_some_and(|gap| {
+                // A comma, and at most an "and" and an article or a possessive after it.
+                let words: Vec<String> = gap
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_lowercase)
+                    .collect();
+                gap.trim_start().starts_with(',')
+                    && words.len() <= 2
+                    && words
+                        .iter()
+                        .all(|w| matches!(w.as_str(), "and" | "a" | "an" | "the" | "my" | "our"))
+            })
+    };
+    let mut start = 0;
+    while start < list.len() {
+        let mut end = start + 1;
+        while let (Some(a), Some(b)) = (list.get(end - 1), list.get(end)) {
+            if !joined(a, b) {
+                break;
+            }
+            end += 1;
+        }
+        if end - start >= INVENTORY_ITEMS {
+            for slot in out.iter_mut().take(end).skip(start) {
+                *slot = true;
+            }
+        }
+        start = end;
+    }
+    out
+}
+
+/// Fewest fragments in a row that make an inventory.
+const INVENTORY_ITEMS: usize = 3;
 
 /// Lowercase words of `text` that are not empty words.
 fn content_words(text: &str) -> Vec<String> {

@@ -238,6 +238,30 @@ fn what_a_list_of_properties_brings_about_follows_from_each() {
     assert_eq!(sources, ["no car"], "{e:?}");
 }
 
+/// In a job or a story, a run of things listed is the scenery of a moment; on a ladder, it is
+/// a list of properties.
+#[test]
+fn an_inventory_is_scenery_in_a_job_and_properties_on_a_ladder() {
+    let jtbd = methodology("jobs_to_be_done");
+    let embedder = TableEmbedder::new(&jtbd, &[("hired a van", "competing_solution")]);
+    let answer = "She had more stuff than I own. Duvet, a printer, a mini fridge, three boxes of \
+                  shoes. So I hired a van.";
+    let e = extract(&jtbd, &embedder, "", answer, &TurnContext::default());
+    let labels: Vec<&str> = e.concepts.iter().map(|c| c.label.as_str()).collect();
+    assert!(
+        !labels
+            .iter()
+            .any(|l| l.contains("printer") || l.contains("fridge") || l.contains("duvet")),
+        "{labels:?}"
+    );
+    assert!(labels.iter().any(|l| l.contains("van")), "{labels:?}");
+    let mec = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&mec, &[("cushioning", "attribute")]);
+    let answer = "Cushioning, grip, the weight.";
+    let e = extract(&mec, &embedder, "", answer, &TurnContext::default());
+    assert_eq!(e.concepts.len(), 3, "{e:?}");
+}
+
 /// ", so when X, Y": the result is Y, the clause after the "when" clause.
 #[test]
 fn so_before_a_when_clause_links_to_the_clause_after_it() {

@@ -118,23 +118,7 @@ pub fn extract_offline_in_context(
             p.deny();
         }
     }
-    let foils = cues::has_foil_type(|t| types.has_type(t));
-    let listed = if scenes {
-        inventory(&found.list, answer)
-    } else {
-        vec![false; found.list.len()]
-    };
-    let keep: Vec<bool> = found
-        .list
-        .iter()
-        .zip(&listed)
-        .map(|(p, listed)| {
-            !within(&p.words, &topic)
-                && !listed
-                && (scenes || p.origin != Origin::Setting)
-                && (foils || !cues::is_foil(&words, p.start))
-        })
-        .collect();
+    let keep = worth_typing(&found.list, &words, answer, &topic, types);
     if keep.iter().all(|k| !k) {
         return Ok(Extraction::default());
     }
@@ -614,6 +598,34 @@ fn stance(words: &[String]) -> i8 {
         a if a > 0 => 1,
         _ => -1,
     }
+}
+
+/// Which phrases are concepts to type: not the topic itself, not a scene where the ontology
+/// has no type for one, not what the respondent sets aside where it has no type for that, and
+/// not an item of an inventory in a story or a job.
+fn worth_typing(
+    list: &[Phrase],
+    words: &[srl::TaggedWord],
+    answer: &str,
+    topic: &[String],
+    types: &TypeIndex,
+) -> Vec<bool> {
+    let scenes = cues::has_scene_type(|t| types.has_type(t));
+    let foils = cues::has_foil_type(|t| types.has_type(t));
+    let listed = if scenes {
+        inventory(list, answer)
+    } else {
+        vec![false; list.len()]
+    };
+    list.iter()
+        .zip(&listed)
+        .map(|(p, listed)| {
+            !within(&p.words, topic)
+                && !listed
+                && (scenes || p.origin != Origin::Setting)
+                && (foils || !cues::is_foil(words, p.start))
+        })
+        .collect()
 }
 
 /// Phrases that are items of an inventory: three or more fragments in a row with only commas

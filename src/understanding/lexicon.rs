@@ -193,7 +193,12 @@ const EVALUATIVE_WORDS: &str = "important alright fine okay ok good great nice b
     lovely worth key crucial essential vital huge big main honest true right wrong \
     reason point thing things matter fact question answer idea truth deal part bit problem \
     issue case sense back comes asking bits looking nightmare pointless crazy awful terrible \
-    brilliant amazing ridiculous annoying obvious helpful";
+    brilliant amazing ridiculous annoying obvious helpful real non-negotiable optional bonus \
+    godsend serious priority easy";
+
+/// Evaluative words that say how much something counts ("non-negotiable", "a bonus"), not
+/// what state it is in.
+const WEIGHING_WORDS: &str = "real non-negotiable optional bonus godsend serious priority";
 
 /// Nouns with no content of their own ("thing", "bit"): as a copular description they point
 /// back at the subject ("the creamy texture is the main thing"), as a subject forward at the
@@ -258,10 +263,15 @@ fn listed(list: &str, word: &str) -> bool {
 
 /// Evaluative words that praise: said of a thing, the thing is the concept ("the noise
 /// cancelling is really good").
-const PRAISE_WORDS: &str = "good great nice lovely brilliant amazing excellent perfect";
+const PRAISE_WORDS: &str = "good great nice lovely brilliant amazing excellent perfect easy";
 
 pub(super) fn is_praise(word: &str) -> bool {
     listed(PRAISE_WORDS, word)
+}
+
+/// Whether `word` weighs how much something counts rather than judging its state.
+pub(super) fn is_weighing(word: &str) -> bool {
+    listed(WEIGHING_WORDS, word)
 }
 
 pub(super) fn is_evaluative(word: &str) -> bool {

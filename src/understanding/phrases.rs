@@ -584,6 +584,19 @@ mod tests {
     }
 
     #[test]
+    fn how_much_something_counts_is_no_concept_of_its_own() {
+        // Seen in development rounds 3 and 4: "non-negotiable", "more of a bonus" and "easy"
+        // were coded as attributes.
+        let l = labels("Being there for my kids in the evenings is non-negotiable.");
+        assert_eq!(l, ["being there for my kids in the evenings"]);
+        let l = labels("The battery is more of a bonus. It's easy.");
+        assert!(
+            !l.iter().any(|x| x.contains("bonus") || x == "easy"),
+            "{l:?}"
+        );
+    }
+
+    #[test]
     fn what_makes_no_difference_is_no_concept() {
         // Seen in development round 4: "rain or not" gave the concept "rain", linked to what
         // the hour on the hills does.

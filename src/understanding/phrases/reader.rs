@@ -943,7 +943,8 @@ impl Reader<'_> {
     /// "even though my card was fine", "my knees are bad": a judgement alone says nothing as a
     /// concept, but what it is said of, with it, does ("card fine"), where the thing alone
     /// would not. Praise is left to the thing praised ("the noise cancelling is really good"
-    /// is the attribute "noise cancelling").
+    /// is the attribute "noise cancelling"), and so is how much it counts ("being there for
+    /// my kids is non-negotiable").
     fn judged(&self, subject: Option<&Phrase>, description: &[Range<usize>]) -> Option<Phrase> {
         let [only] = description else {
             return None;
@@ -959,6 +960,7 @@ impl Reader<'_> {
         if adjective.class != WordClass::Adjective
             || !lexicon::is_evaluative(&adjective.norm)
             || lexicon::is_praise(&adjective.norm)
+            || lexicon::is_weighing(&adjective.norm)
         {
             return None;
         }

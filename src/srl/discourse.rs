@@ -132,16 +132,9 @@ impl Linker<'_, '_> {
                 (Prep, _) => self.prepositional(m, arg1_start, arg2_end),
                 (Coord, false) if leads_sub => {
                     let sub_end = self.markers.get(k + 1).map_or(m.range.end, |n| n.range.end);
-                    let main = self.main_clause_split(sub_end).map(|(_, main_start)| {
-                        let main_end = self.next_marker_from(main_start).min(
-                            breaks
-                                .iter()
-                                .copied()
-                                .find(|&b| b >= main_start)
-                                .unwrap_or(self.sentence.end),
-                        );
-                        main_start..main_end
-                    });
+                    let main = self
+                        .main_clause_split(sub_end)
+                        .map(|(_, main_start)| main_start..self.main_end(&breaks, main_start));
                     // Without a main clause to find, the subordinate clause and all after it.
                     let rest_end = self
                         .markers
@@ -164,13 +157,7 @@ impl Linker<'_, '_> {
                 (Sub, true) => match self.main_clause_split(m.range.end) {
                     Some((arg2_split, main_start)) => {
                         segment_start = main_start;
-                        let main_end = self.next_marker_from(main_start).min(
-                            breaks
-                                .iter()
-                                .copied()
-                                .find(|&b| b >= main_start)
-                                .unwrap_or(self.sentence.end),
-                        );
+                        let main_end = self.main_end(&breaks, main_start);
                         Args::outside(
                             self.doc.arg_span(main_start..main_end),
                             self.doc.arg_span(m.range.end..arg2_split),
@@ -284,6 +271,18 @@ impl Linker<'_, '_> {
             arg1: first,
             arg2: second,
         })
+    }
+
+    /// Where a main clause starting at token `main_start` ends: at the next marker or clause
+    /// break, or the sentence end.
+    fn main_end(&self, breaks: &[usize], main_start: usize) -> usize {
+        self.next_marker_from(main_start).min(
+            breaks
+                .iter()
+                .copied()
+                .find(|&b| b >= main_start)
+                .unwrap_or(self.sentence.end),
+        )
     }
 
     /// Start of the first marker at or after token `from`, or the sentence end.

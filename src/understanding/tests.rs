@@ -106,6 +106,14 @@ fn labels(e: &Extraction) -> Vec<(&str, &str)> {
         .collect()
 }
 
+/// (source, target) of every relationship of `e`.
+fn link_pairs(e: &Extraction) -> Vec<(&str, &str)> {
+    e.relationships
+        .iter()
+        .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect()
+}
+
 fn assert_quotes_are_substrings(answer: &str, e: &Extraction) {
     for c in &e.concepts {
         assert!(
@@ -212,11 +220,7 @@ fn what_a_list_of_properties_brings_about_follows_from_each() {
     );
     let answer = "No contract. No credit check. Means there's never a surprise bill.";
     let e = extract(&m, &embedder, "", answer, &TurnContext::default());
-    let links: Vec<_> = e
-        .relationships
-        .iter()
-        .map(|r| (r.source.as_str(), r.target.as_str()))
-        .collect();
+    let links = link_pairs(&e);
     for cause in ["no contract", "no credit check"] {
         assert!(links.contains(&(cause, "not surprise bill")), "{e:?}");
     }
@@ -280,11 +284,7 @@ fn so_before_a_when_clause_links_to_the_clause_after_it() {
     let answer = "I'm not in a foul mood by the end of the day, so when the kids get home I'm \
                   not snapping at them.";
     let e = extract(&m, &embedder, "", answer, &TurnContext::default());
-    let links: Vec<_> = e
-        .relationships
-        .iter()
-        .map(|r| (r.source.as_str(), r.target.as_str()))
-        .collect();
+    let links = link_pairs(&e);
     assert!(
         links.contains(&(
             "not foul mood by the end of the day",

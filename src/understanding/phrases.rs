@@ -589,6 +589,8 @@ mod tests {
         // were coded as attributes.
         let l = labels("Being there for my kids in the evenings is non-negotiable.");
         assert_eq!(l, ["being there for my kids in the evenings"]);
+        let l = labels("Honestly, that's the real thing for me. It's not optional for me.");
+        assert!(l.is_empty(), "{l:?}");
         let l = labels("The battery is more of a bonus. It's easy.");
         assert!(
             !l.iter().any(|x| x.contains("bonus") || x == "easy"),

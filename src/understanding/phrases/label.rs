@@ -764,6 +764,7 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
                         | "and"
                         | "or"
                         | "being"
+                        | "for"
                 )
         })
         .collect();

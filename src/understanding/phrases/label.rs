@@ -764,10 +764,14 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
                         | "and"
                         | "or"
                         | "being"
-                        | "for"
                 )
         })
         .collect();
+    // "the real thing for me", "not optional for me": for whom it is judged adds no content.
+    let content: &[&str] = match content.as_slice() {
+        [head @ .., "for" | "to"] if words.last().is_some_and(|w| w == "me" || w == "us") => head,
+        all => all,
+    };
     let substantive: Vec<&str> = content.iter().copied().filter(|w| !generic(w)).collect();
     let only_numbers = substantive.iter().all(|w| {
         w.split('-')

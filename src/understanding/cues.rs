@@ -94,11 +94,15 @@ struct Opening {
 }
 
 impl Opening {
+    /// How sentence `sentence` of `words` opens, after the words that open a sentence
+    /// without saying anything ("And now I …", "Honestly, I think …").
     fn of(words: &[TaggedWord], sentence: usize) -> Self {
+        let all = sentence_words(words, sentence);
+        let opening = after_openers(&all);
         Self {
-            since: opens_on_since(words, sentence),
-            worst: opens_on_worst(words, sentence),
-            guessed: opens_on_guess(words, sentence),
+            since: opens_on_since(opening),
+            worst: opens_on_worst(opening),
+            guessed: opens_on_guess(opening),
         }
     }
 }
@@ -481,24 +485,20 @@ fn sentence_words(words: &[TaggedWord], sentence: usize) -> Vec<&str> {
         .collect()
 }
 
-/// Sentence `sentence` of `words` opens on how things are since: "Now I …", "Nowadays …",
-/// "These days …", "Since then …".
-fn opens_on_since(words: &[TaggedWord], sentence: usize) -> bool {
-    let opening = sentence_words(words, sentence);
+/// A sentence opening on how things are since: "Now I …", "Nowadays …", "These days …",
+/// "Since then …".
+fn opens_on_since(opening: &[&str]) -> bool {
     matches!(
-        opening.get(..2).unwrap_or(&opening),
-        ["now" | "nowadays", ..] | ["these", "days"] | ["since", "then"]
+        opening,
+        ["now" | "nowadays", ..] | ["these", "days", ..] | ["since", "then", ..]
     )
 }
 
-/// Sentence `sentence` of `words` opens on a guess: one of [`CONJECTURES`] after an opening
-/// "and", "but", "honestly" or "so".
-fn opens_on_guess(words: &[TaggedWord], sentence: usize) -> bool {
-    let opening = sentence_words(words, sentence);
-    let rest = after_openers(&opening);
+/// A sentence opening on a guess: one of [`CONJECTURES`].
+fn opens_on_guess(opening: &[&str]) -> bool {
     CONJECTURES.iter().any(|c| {
         let parts: Vec<&str> = c.split_whitespace().collect();
-        rest.starts_with(&parts)
+        opening.starts_with(&parts)
     })
 }
 
@@ -514,15 +514,12 @@ fn after_openers<'a, 'w>(words: &'a [&'w str]) -> &'a [&'w str] {
     rest
 }
 
-/// Sentence `sentence` of `words` opens on naming the worst of something: "The worst bit
-/// was …", "The hardest part is …", "The problem was …", "Trouble is …" (after an opening
-/// "and", "but" or "honestly").
-fn opens_on_worst(words: &[TaggedWord], sentence: usize) -> bool {
-    let opening = sentence_words(words, sentence);
-    let rest = after_openers(&opening);
-    let rest = match rest {
+/// A sentence opening on naming the worst of something: "The worst bit was …", "The hardest
+/// part is …", "The problem was …", "Trouble is …".
+fn opens_on_worst(opening: &[&str]) -> bool {
+    let rest = match opening {
         ["the", tail @ ..] => tail,
-        _ => rest,
+        _ => opening,
     };
     match rest {
         ["worst" | "hardest", ..] => true,

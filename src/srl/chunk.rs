@@ -30,6 +30,9 @@ pub(super) fn np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
     let mut has_noun = false;
     while k < limit {
         match doc.tag(k) {
+            // "my morning flat white": a fixed compound after a modifying noun continues
+            // the group.
+            Tag::Adj if has_noun && words::is_fixed_compound(doc.norm(k), doc.norm(k + 1)) => {}
             Tag::Det | Tag::Adj if has_noun => break,
             // "calm | the kids": no determiner follows an adjective inside one phrase.
             Tag::Det if k > i && after_description(doc, k) => break,
@@ -330,14 +333,19 @@ pub(super) fn is_indefinite(norm: &str) -> bool {
 }
 
 /// The determiner at `k` opens a noun group right after an adjective that ends a description
-/// ("calm | the kids"): an article, possessive or demonstrative (a quantifier may continue it,
+/// ("calm | the kids", "froths properly | my morning"): an article, possessive or demonstrative (a quantifier may continue it,
 /// "early every day"), after an adjective that is no participle ("gets paid the wrong
 /// amount").
 pub(super) fn after_description(doc: &Doc<'_>, k: usize) -> bool {
     let Some(p) = k.checked_sub(1) else {
         return false;
     };
-    doc.tag(p) == Tag::Adj
+    // "froths properly | my morning flat white": a manner adverb closes a clause the same way.
+    // "wasn't really | a call" is no clause break: the adverb must follow a main verb.
+    let manner = doc.tag(p) == Tag::Adv
+        && doc.norm(p).ends_with("ly")
+        && p.checked_sub(1).is_some_and(|v| doc.tag(v) == Tag::Verb);
+    (doc.tag(p) == Tag::Adj || manner)
         && words::opens_noun_group(doc.norm(k))
         && !lexicon::verb(doc.norm(p)).is_some_and(|r| r.form.participial())
 }

@@ -303,7 +303,8 @@ impl Linker<'_, '_> {
 
     /// Where a sentence-initial subordinate clause ends and the main clause starts: at a
     /// subject pronoun followed by a verb after the subordinate clause's own verb ("When I'm
-    /// tired I drink coffee"), or else at the first comma; whichever comes first, since the
+    /// tired I drink coffee") or a noun group after a description ("When I'm calm the kids
+    /// talk to me"), or else at the first comma; whichever comes first, since the
     /// comma may close the main clause instead ("When it tastes good I enjoy the start to the
     /// day, and …").
     fn main_clause_split(&self, from: usize) -> Option<(usize, usize)> {
@@ -314,10 +315,15 @@ impl Linker<'_, '_> {
             .find(|&k| matches!(self.doc.tag(k), Tag::Verb | Tag::Aux))
             .and_then(|first_verb| {
                 (first_verb + 1..comma_limit).find(|&k| {
-                    self.doc.tag(k) == Tag::Pron
+                    let pronoun = self.doc.tag(k) == Tag::Pron
                         && words::is_subject_capable(self.doc.norm(k))
                         && matches!(self.doc.tag(k + 1), Tag::Verb | Tag::Aux | Tag::Adv)
-                        && !matches!(self.doc.tag(k.wrapping_sub(1)), Tag::Prep | Tag::Inf)
+                        && !matches!(self.doc.tag(k.wrapping_sub(1)), Tag::Prep | Tag::Inf);
+                    // "When I'm calm the kids talk to me": a noun group with its own verb.
+                    let noun_group = self.doc.tag(k) == Tag::Det
+                        && chunk::after_description(self.doc, k)
+                        && chunk::starts_clause(self.doc, k, comma_limit);
+                    pronoun || noun_group
                 })
             });
         match (pronoun, comma) {

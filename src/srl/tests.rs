@@ -707,3 +707,29 @@ fn a_pronoun_after_a_verb_that_takes_a_clause_is_that_clauses_subject() {
     let a = analyze("I like it black.");
     assert_eq!(arg(frame(&a, "like"), ArgRole::Arg1), Some("it"));
 }
+
+#[test]
+fn a_noun_group_after_a_manner_adverb_opens_the_main_clause() {
+    // A headless oat milk interview: "froths properly my morning" was one predicate and
+    // "flat white feels" a noun.
+    let a =
+        analyze("When it froths properly my morning flat white feels like a proper cafe coffee.");
+    let froth = frame(&a, "froth");
+    assert_eq!(arg(froth, ArgRole::Arg1), None);
+    assert_eq!(
+        arg(frame(&a, "feel"), ArgRole::Arg0),
+        Some("my morning flat white")
+    );
+    let when = relation(&a, "when");
+    assert_eq!(when.arg2.text, "it froths properly");
+    assert_eq!(
+        when.arg1.text,
+        "my morning flat white feels like a proper cafe coffee"
+    );
+    // A degree adverb after "be" breaks nothing.
+    let a = analyze("So it's not really the ward's fault.");
+    assert_eq!(
+        arg(frame(&a, "be"), ArgRole::Arg2),
+        Some("really the ward's fault")
+    );
+}

@@ -1222,6 +1222,18 @@ mod tests {
             ["kids grow up feeling listened to"]
         );
         assert_eq!(labels("I go for the barista one."), ["barista one"]);
+        // A headless oat milk interview: "froths properly my morning", "flat white feels".
+        // A long subject keeps its head before the description is lost.
+        assert_eq!(
+            labels(
+                "When it froths properly my morning flat white feels like a proper cafe coffee."
+            ),
+            [
+                "froths properly",
+                "flat white feels like a proper cafe coffee"
+            ]
+        );
+        assert_eq!(labels("Well, it wasn't really a call."), ["not call"]);
         // An outing is no choice, and a quantifier after an adjective stays in its phrase.
         assert_eq!(labels("We went for a coffee."), ["went for a coffee"]);
         assert_eq!(

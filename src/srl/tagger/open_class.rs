@@ -206,9 +206,15 @@ impl Ctx<'_> {
         while k > self.sentence.start && matches!(self.tag_at(k - 1), Tag::Noun | Tag::Adj) {
             k -= 1;
         }
+        // "calm | the kids", "froths properly | my morning flat white": a description or a
+        // manner adverb closes the clause before.
         k > self.sentence.start + 1
             && self.tag_at(k - 1) == Tag::Det
-            && self.tag_at(k - 2) == Tag::Adj
+            && (self.tag_at(k - 2) == Tag::Adj
+                || (self.tag_at(k - 2) == Tag::Adv
+                    && self.norm_at(k - 2).ends_with("ly")
+                    && k > self.sentence.start + 2
+                    && self.tag_at(k - 3) == Tag::Verb))
     }
 
     /// Nothing of the clause follows the current word: the sentence ends, a clause breaks, or

@@ -51,6 +51,20 @@ impl Reader<'_> {
                 first.end = at;
                 continue;
             }
+            // "my morning flat white | feels | like a proper cafe coffee": before what the
+            // verb says is lost, a long subject keeps only its last two words, its head.
+            let head_cut = parts
+                .first()
+                .filter(|s| parts.len() == 3 && s.end <= verb.start && s.len() > 2)
+                // "a man with a van" has no head at its end.
+                .filter(|s| (s.start..s.end).all(|i| self.in_noun_group(i)))
+                .map(|s| s.end - 2);
+            if counted < kept.len()
+                && let (Some(at), Some(first)) = (head_cut, parts.first_mut())
+            {
+                first.start = at;
+                continue;
+            }
             if counted == kept.len() || parts.len() <= 1 {
                 let cut = kept.get(counted).copied();
                 let mut kept: Vec<usize> = kept.into_iter().take(counted).collect();

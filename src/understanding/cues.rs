@@ -734,6 +734,23 @@ pub(super) fn is_counterfactual(words: &[TaggedWord], start: usize) -> bool {
         && !norms.iter().any(|w| matches!(*w, "," | "but"))
 }
 
+/// The phrase starting at byte `start` is said in a sentence whose clause so far puts it in
+/// the conditional ("I'd be the shouty mum again, rushing everyone out the door", "we would
+/// just order pizza"), with no "but" or "now" turning back to how things are.
+pub(super) fn is_conditional(words: &[TaggedWord], start: usize) -> bool {
+    let before = sentence_before(words, start);
+    let Some(at) = before
+        .iter()
+        .rposition(|w| matches!(w.norm.as_str(), "'d" | "would"))
+    else {
+        return false;
+    };
+    !before
+        .iter()
+        .skip(at)
+        .any(|w| matches!(w.norm.as_str(), "but" | "now" | "because" | "since"))
+}
+
 /// Words between "otherwise" and what the respondent would be or do.
 const COUNTERFACTUAL_SUBJECT: [&str; 12] = [
     "i", "we", "am", "are", "'d", "would", "be", "was", "were", "end", "up", "just",
@@ -1484,6 +1501,17 @@ mod tests {
             ],
         );
         check("repertory_grid", &[("Honestly.", "Honestly", Nothing)]);
+    }
+
+    #[test]
+    fn what_is_said_in_the_conditional() {
+        let answer = "Honestly I'd be the shouty mum again, rushing everyone out the door. \
+            But now we have breakfast together.";
+        let words = srl::tag_words(answer);
+        let at = |phrase: &str| is_conditional(&words, answer.find(phrase).unwrap());
+        assert!(at("shouty mum"));
+        assert!(at("rushing"));
+        assert!(!at("have breakfast"), "a new sentence turns back to now");
     }
 
     #[test]

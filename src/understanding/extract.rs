@@ -113,8 +113,12 @@ pub fn extract_offline_in_context(
     // "Otherwise I'm checking my phone every five minutes": on a ladder, what the product
     // spares the respondent is the rung, denied. Elsewhere it stays as said: the struggle a
     // job is hired against ("otherwise I'd go stir crazy").
+    // Asked what would be different without the concept, "I'd be the shouty mum again" says
+    // the same.
     for p in found.list.iter_mut().filter(|_| !scenes) {
-        if cues::is_counterfactual(&words, p.start) {
+        if cues::is_counterfactual(&words, p.start)
+            || (asks_without(input.question) && cues::is_conditional(&words, p.start))
+        {
             p.deny();
         }
     }
@@ -384,6 +388,27 @@ const CLARIFICATION_CUES: [&str; 2] = ["you mean", "in practice"];
 /// Words of a question that ask what followed something ("What happened when you got to
 /// A&E?", "What did you do then?").
 const SEQUENCE_CUES: [&str; 3] = ["what happened", "what did you do", "what happened next"];
+
+/// The question asks what life would be like without the concept: what the respondent says
+/// they would be or do then is what the concept spares them.
+fn asks_without(question: &str) -> bool {
+    let normalised = norm(question);
+    WITHOUT_CUES
+        .iter()
+        .any(|cue| links::mentions(&normalised, cue))
+}
+
+/// Question wording that asks about life without the concept ("What would be different for
+/// you without …?", "What if you didn't have it?").
+const WITHOUT_CUES: [&str; 7] = [
+    "without",
+    "if you didn't",
+    "if you couldn't",
+    "if you did not",
+    "if you could not",
+    "if you no longer",
+    "if it wasn't",
+];
 
 /// An answer to a probe about a known concept links that concept to the answer: to its first
 /// concept of a higher level (or, failing that, of the same level) when the question asks for

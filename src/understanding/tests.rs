@@ -1093,3 +1093,29 @@ fn what_the_product_spares_a_ladder_is_denied_and_a_job_keeps_it_as_said() {
         "{job:?}"
     );
 }
+
+#[test]
+fn asked_about_life_without_the_concept_what_would_be_is_denied() {
+    // A headless oat milk interview: asked what would be different without it, "I'd be the
+    // shouty mum again" was coded as if she were one.
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[]);
+    let context = TurnContext {
+        topic: "oat milk",
+        known: &[],
+        focus: None,
+    };
+    let answer = "Honestly I'd be the shouty mum again, rushing everyone out the door.";
+    let labels_after = |question: &str| {
+        extract(&m, &embedder, question, answer, &context)
+            .concepts
+            .into_iter()
+            .map(|c| c.label)
+            .collect::<Vec<_>>()
+    };
+    let without = labels_after("What would be different for you without \"slow start\"?");
+    assert!(without.iter().all(|l| l.starts_with("not ")), "{without:?}");
+    assert!(!without.is_empty());
+    let asked = labels_after("What kind of parent do you want to be?");
+    assert!(asked.iter().all(|l| !l.starts_with("not ")), "{asked:?}");
+}

@@ -132,6 +132,7 @@ strategies:
       graph.edge_count: 0.01
       graph.canonical_concept_count: 0.03
       graph.canonical_exhaustion_score.high: -0.3
+      graph.turn.top_new_type.value: -0.4
       graph.chain_completion.has_complete: 0.15
       llm.response_depth.deep: -0.2
       meta.node.opportunity.fresh: 0.8

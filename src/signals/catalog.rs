@@ -120,6 +120,17 @@ pub const SIGNALS: &[SignalSpec] = &[
         "some level-1 → terminal chain exists"
     ),
     spec!(
+        "graph.turn.top_new_type",
+        "graph.turn.top_new_type",
+        G,
+        Kind::Category {
+            values: &[],
+            ordinal: false
+        },
+        "type of the highest-level concept the answer just given added (weight \
+         `graph.turn.top_new_type.<type>`); absent when it added none"
+    ),
+    spec!(
         "graph.depth_by_element",
         "graph.depth_by_element",
         G,

@@ -70,6 +70,11 @@ fn graph_detectors() -> Vec<Detector> {
                 i.graph.has_complete_chain,
             );
         }),
+        detector!("graph.turn.top_new_type", [], |i, o| {
+            if let Some(t) = node::top_new_type(i.tracker, i.turn_number) {
+                o.set("graph.turn.top_new_type", SignalValue::category(t));
+            }
+        }),
         detector!("graph.canonical_concept_count", [], |i, o| {
             if let Some(c) = i.canonical {
                 o.set("graph.canonical_concept_count", c.concept_count);

@@ -3,7 +3,7 @@
 //! Each function reads one [`NodeState`]; the detectors in [`super::detectors`] apply them to
 //! every tracked node.
 
-use crate::graph::node_state::NodeState;
+use crate::graph::node_state::{NodeState, NodeStateTracker};
 
 /// How many recent responses the shallow ratio looks at.
 pub const RECENT_RESPONSES: usize = 3;
@@ -88,6 +88,29 @@ pub fn is_new(s: &NodeState, turn: u32) -> bool {
     s.created_at_turn >= turn
 }
 
+/// `graph.turn.top_new_type`: the type of the highest-level node the answer just given
+/// created, the newest of them on a tie, so stage 1 can choose a strategy that fits where the
+/// respondent has just gone (an explanation, a lesson, a value); `None` when it created none.
+/// Not one of the original system's signals.
+pub fn top_new_type(tracker: &NodeStateTracker, turn: u32) -> Option<&str> {
+    let unordered = tracker
+        .states
+        .iter()
+        .filter(|(key, _)| !tracker.order.contains(key))
+        .map(|(_, s)| s);
+    tracker
+        .order
+        .iter()
+        .filter_map(|key| tracker.states.get(key))
+        .chain(unordered)
+        .filter(|s| is_new(s, turn))
+        .fold(None, |best: Option<&NodeState>, s| match best {
+            Some(b) if b.level > s.level => Some(b),
+            _ => Some(s),
+        })
+        .map(|s| s.node_type.as_str())
+}
+
 /// `graph.node.is_mentioned` (with the detector's rule that the concept the question was
 /// about does not count: naming it is answering, not coming back to it): the answer just given
 /// named this concept again, after an earlier answer raised it ("The creamy texture again,
@@ -157,7 +180,7 @@ pub fn opportunity(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::node_state::{NodeRegistration, NodeStateTracker};
+    use crate::graph::node_state::NodeRegistration;
 
     fn state(tsly: u32, streak: u32, focus: u32, depths: &[&str]) -> NodeState {
         let mut t = NodeStateTracker::new();
@@ -310,5 +333,34 @@ mod tests {
             bins,
             ["none", "low", "low", "medium", "medium", "high", "high"]
         );
+    }
+
+    #[test]
+    fn the_top_new_type_is_the_highest_level_the_answer_reached_newest_first() {
+        let mut t = NodeStateTracker::new();
+        let add = |t: &mut NodeStateTracker,
+                   id: &'static str,
+                   node_type: &'static str,
+                   level: u32,
+                   turn: u32| {
+            let reg = NodeRegistration {
+                node_id: id,
+                label: id,
+                node_type,
+                depth: 0,
+                level,
+                is_terminal: false,
+            };
+            t.register_node(&reg, turn);
+        };
+        add(&mut t, "a", "lesson", 5, 1);
+        add(&mut t, "b", "incident_event", 2, 2);
+        add(&mut t, "c", "attribution", 5, 2);
+        add(&mut t, "d", "reaction", 3, 2);
+        add(&mut t, "e", "outcome", 4, 2);
+        assert_eq!(top_new_type(&t, 2), Some("attribution"));
+        add(&mut t, "f", "lesson", 5, 2);
+        assert_eq!(top_new_type(&t, 2), Some("lesson"), "the newest on a tie");
+        assert_eq!(top_new_type(&t, 3), None, "nothing new in turn 3");
     }
 }

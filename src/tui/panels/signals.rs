@@ -112,13 +112,17 @@ fn lines(app: &App, width: usize, focused: bool) -> (Vec<Line<'static>>, usize) 
         .map(|k| clean_line(short(k)).chars().count())
         .max()
         .unwrap_or(0);
+    let value_len = |k: &String| {
+        let value = last.signals.get(k)?;
+        let score = rubric.and_then(|r| r.get(short(k))).map(|s| s.score);
+        Some(value_text(value, score).chars().count())
+    };
+    // A long category ("psychosocial_consequence") takes a second line of its own rather
+    // than pushing every row onto two.
     let value_width = keys
         .iter()
-        .filter_map(|k| {
-            let value = last.signals.get(k)?;
-            let score = rubric.and_then(|r| r.get(short(k))).map(|s| s.score);
-            Some(value_text(value, score).chars().count())
-        })
+        .filter(|k| !matches!(last.signals.get(*k), Some(SignalValue::Category(_))))
+        .filter_map(value_len)
         .max()
         .unwrap_or(0);
     let fit = Fit::choose(width, name_width, value_width);
@@ -145,7 +149,10 @@ fn lines(app: &App, width: usize, focused: bool) -> (Vec<Line<'static>>, usize) 
         if let Some(s) = score {
             value.push(Span::styled(format!(" {}/5", s.score), theme.dim));
         }
-        if fit == Fit::TwoLines {
+        // A category that would touch the border reads as part of it: it needs a free column.
+        let too_wide = matches!(last.signals.get(key), Some(SignalValue::Category(_)))
+            && 1 + name_width + 1 + value_len(key).unwrap_or(0) >= width;
+        if fit == Fit::TwoLines || too_wide {
             spans.push(Span::raw(clean_line(short(key))));
             let mut line = Line::from(spans);
             if selected && focused {
@@ -308,6 +315,20 @@ mod tests {
         assert_eq!(rows[3], " chain_completion.has_complete ● yes");
         assert_eq!(rows[6], format!(" {:<29} 0.8 4/5", "engagement"));
         assert_eq!(rows[8], " strategy_repetition_count     0.4");
+    }
+
+    #[test]
+    fn a_long_category_takes_a_second_line_of_its_own() {
+        let mut app = fixture::app(Mode::Respondent);
+        app.model.last.as_mut().unwrap().signals.insert(
+            "graph.turn.top_new_type".to_owned(),
+            SignalValue::category("psychosocial_consequence"),
+        );
+        let rows = inside(&panel(&app, 50, 18));
+        assert_eq!(rows[1], format!(" {:<29} ████████ 4", "node_count"));
+        assert_eq!(rows[4], " turn.top_new_type");
+        assert_eq!(rows[5], "   psychosocial_consequence");
+        assert_eq!(rows[7], format!(" {:<29} deep", "response_depth"));
     }
 
     #[test]

@@ -21,11 +21,16 @@
 //! "that" right before the second concept, "then" or "after that", and in a story a bare "and"
 //! (sequence edges only). "after" followed by a span of time ("after about an hour they …")
 //! orders the rest later, not first.
+//!
+//! Of two alternatives of one kind, the one the respondent used to use or tried gives way to
+//! the one they turned to "so", "now" or "in the end" (see `switches`).
 
 use crate::config::{EdgeType, Methodology};
 use crate::srl::{DiscourseRelation, RelationKind, Span, SrlAnalysis};
 
 use super::phrases::{CausalPair, Phrase};
+
+mod switches;
 
 /// Confidence of a link stated by a connective ("because", "so", "which means").
 const CONNECTIVE_CONFIDENCE: f64 = 0.75;
@@ -109,6 +114,15 @@ pub(super) fn find(
                     }
                 }
             }
+        }
+    }
+    for link in switches::find(methodology, nodes, answer) {
+        let linked = links.iter().any(|l| {
+            (l.source == link.source && l.target == link.target)
+                || (l.source == link.target && l.target == link.source)
+        });
+        if !linked {
+            add(&mut links, link);
         }
     }
     links

@@ -101,6 +101,13 @@ fn development_round5() -> Corpus {
     load("tests/corpus/development_round5.yaml")
 }
 
+/// The sixth development round, written from the ontologies and the fifth round's
+/// conventions by someone who never saw the rules or the held-out corpus; scored before the
+/// rules were changed for it (README "Offline understanding"), then tuned on.
+fn development_round6() -> Corpus {
+    load("tests/corpus/development_round6.yaml")
+}
+
 /// The held-out corpus, written apart from the rules by someone who never saw them; never
 /// used to tune them.
 fn heldout() -> Corpus {
@@ -273,7 +280,10 @@ fn score(case: &Case, extraction: &Extraction) -> Tally {
 fn show(case: &Case, extraction: &Extraction) {
     println!("-- {} ({})", case.id, case.methodology);
     for c in &extraction.concepts {
-        println!("   {} [{}] \"{}\"", c.label, c.node_type, c.source_quote);
+        println!(
+            "   {} [{}] \"{}\" {:.2}",
+            c.label, c.node_type, c.source_quote, c.confidence
+        );
     }
     for r in &extraction.relationships {
         println!("   {} -{}-> {}", r.source, r.edge_type, r.target);
@@ -462,6 +472,15 @@ fn offline_extraction_on_the_fifth_development_round() {
     DEV5_FLOORS.check(&all, type_accuracy, &line);
 }
 
+/// The sixth development round, scored and reported apart.
+#[test]
+fn offline_extraction_on_the_sixth_development_round() {
+    let corpus = development_round6();
+    let (all, type_accuracy) = scored(&corpus, "development round 6");
+    let line = all.line("offline, development round 6");
+    DEV6_FLOORS.check(&all, type_accuracy, &line);
+}
+
 /// The held-out corpus, scored the same way and reported apart: the rules were never tuned on
 /// it, so these are the figures to expect on the next respondent.
 #[test]
@@ -555,6 +574,14 @@ const DEV5_FLOORS: Floors = Floors {
     type_accuracy: 0.50,
     link_recall: 0.14,
     link_precision: 0.26,
+};
+
+const DEV6_FLOORS: Floors = Floors {
+    concept_recall: 0.0,
+    concept_precision: 0.0,
+    type_accuracy: 0.0,
+    link_recall: 0.0,
+    link_precision: 0.0,
 };
 
 /// The link-recall floor was 0.08 (11 links of 126 found) until the fifth round's parsing fixes,

@@ -323,7 +323,7 @@ pub(super) fn takes_clause(lemma: &str) -> bool {
 }
 
 const LINKING: &str = "\
-    be become seem feel look sound smell taste stay remain appear get turn grow";
+    be become seem feel look sound smell taste stay remain appear get turn grow go";
 
 /// Verbs that link a subject to a description ("it tastes better", "I feel tired").
 pub(super) fn is_linking(lemma: &str) -> bool {

@@ -241,7 +241,7 @@ const POSITIVE_AFFECT_VERBS: &str = "please delight excite thrill cheer reassure
     calm relax relieve";
 
 /// Fixed phrases of talk that carry no content ("to be honest", "thank god", "full stop").
-pub(super) const FILLER_PHRASES: [&str; 13] = [
+pub(super) const FILLER_PHRASES: [&str; 18] = [
     "to be honest",
     "of course",
     "step by step",
@@ -255,6 +255,11 @@ pub(super) const FILLER_PHRASES: [&str; 13] = [
     "thank goodness",
     "full stop",
     "fair enough",
+    "first and foremost",
+    "bless him",
+    "bless her",
+    "bless them",
+    "bless 'em",
 ];
 
 fn listed(list: &str, word: &str) -> bool {

@@ -1234,6 +1234,15 @@ mod tests {
             ]
         );
         assert_eq!(labels("Well, it wasn't really a call."), ["not call"]);
+        // Development round 6: "not go" and "cold" apart; "bless", "foremost" as concepts.
+        assert_eq!(
+            labels("It holds the heat, so the pan doesn't go cold."),
+            ["holds the heat", "pan not go cold"]
+        );
+        assert_eq!(
+            labels("My husband doesn't walk, bless him. First and foremost, they're waterproof."),
+            ["husband not walk", "waterproof"]
+        );
         // An outing is no choice, and a quantifier after an adjective stays in its phrase.
         assert_eq!(labels("We went for a coffee."), ["went for a coffee"]);
         assert_eq!(

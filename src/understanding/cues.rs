@@ -387,6 +387,40 @@ impl Cue {
         self.lead.iter().any(|w| listed(list, w))
     }
 
+    /// The phrase's clause is advice: it opens on a verb in its plain form with no subject
+    /// ("Ask for the total price", "don't cancel pet insurance", "so always get it in a
+    /// text"), or says what the respondent would do ("I'd ask for the total price", not "I'd
+    /// been waiting").
+    fn advises(&self) -> bool {
+        const BEFORE: &str = "so and but then just always never do don't n't not please";
+        // Verbs whose plain form is also their past participle: "I'd put a wash on" is
+        // what the respondent had done.
+        const SAME_AS_PARTICIPLE: &str = "put set cut hit let shut hurt cost quit read run come";
+        let lead: Vec<&str> = self.lead.iter().map(String::as_str).collect();
+        let (rest, would) = match lead.as_slice() {
+            ["i" | "we", "'d" | "would", rest @ ..] => (rest, true),
+            all => (all, false),
+        };
+        if !rest.iter().all(|w| listed(BEFORE, w)) {
+            return false;
+        }
+        let mut words = self.words.iter().peekable();
+        let denied = words.peek().is_some_and(|w| listed("not n't never", w));
+        let first = words.find(|w| !listed("not n't never always just do", w));
+        first.is_some_and(|w| {
+            let lemma = srl::verb_lemma(w);
+            let verb = match self.leading_verb.as_deref() {
+                Some(v) => v == lemma,
+                // "don't cancel pet insurance": the verb after the denial.
+                None => denied && srl::is_known_verb(w),
+            };
+            lemma == *w
+                && verb
+                && !matches!(lemma.as_str(), "be" | "have" | "do")
+                && !(would && listed(SAME_AS_PARTICIPLE, w))
+        })
+    }
+
     /// Lead and phrase contain `phrase` as consecutive words.
     fn has(&self, phrase: &str) -> bool {
         let all: Vec<&str> = self
@@ -851,7 +885,11 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
 }
 
 fn incident(cue: &Cue) -> Vec<&'static str> {
-    if cue.has("next time") || cue.has("should") || cue.opens("lesson learned advice") {
+    if cue.has("next time")
+        || cue.has("should")
+        || cue.opens("lesson learned advice")
+        || cue.advises()
+    {
         return vec!["lesson"];
     }
     if cue.feeling() || cue.has("know what to say") {
@@ -1371,6 +1409,22 @@ mod tests {
                     "I check two sites before I leave.",
                     "check two sites",
                     Is("action_taken"),
+                ),
+                // Development round 6: advice, and what the respondent would do.
+                (
+                    "Don't cancel pet insurance to save a few quid.",
+                    "n't cancel pet insurance",
+                    Is("lesson"),
+                ),
+                (
+                    "But if it did happen, I'd ask for the total price before they set off.",
+                    "ask for the total price",
+                    Is("lesson"),
+                ),
+                (
+                    "I'd put a wash on and gone out to the big Tesco.",
+                    "put a wash on",
+                    Not("lesson"),
                 ),
             ],
         );

@@ -690,6 +690,14 @@ fn listed(list: &str, word: &str) -> bool {
     list.split_whitespace().any(|w| w == word)
 }
 
+/// The words name an end in itself ("freedom", "self-respect"): "It's freedom, really" says
+/// what the respondent's life comes to, not what the product is.
+pub(super) fn names_an_end(words: &[String]) -> bool {
+    words
+        .iter()
+        .any(|w| listed(ENDS, w) || (w.contains('-') && w.split('-').any(|p| listed(ENDS, p))))
+}
+
 /// The node types a cue allows, most likely first; empty when no cue applies. Only types of
 /// the shipped ontologies are named: a methodology without them gets no cue.
 pub(super) fn candidates(cue: &Cue, has: impl Fn(&str) -> bool) -> Vec<&'static str> {

@@ -151,8 +151,10 @@ pub fn extract_offline_in_context(
             let above_floor = |t: &str| {
                 floor.is_none_or(|f| input.methodology.node_type(t).is_some_and(|n| n.level >= f))
             };
-            let property =
-                phrase.of_product && types.has_type(PROPERTY_TYPE) && above_floor(PROPERTY_TYPE);
+            let property = phrase.of_product
+                && !cues::names_an_end(&phrase.words)
+                && types.has_type(PROPERTY_TYPE)
+                && above_floor(PROPERTY_TYPE);
             let cued: Vec<&str> = if property {
                 vec![PROPERTY_TYPE]
             } else {
@@ -301,9 +303,12 @@ fn ladder_floor(input: &OfflineInput<'_>, asked: &Asked<'_, '_>) -> Option<u32> 
     if !asked.reason || !climbs(input.methodology) {
         return None;
     }
+    // "Why is self-respect important to you?": nothing lies above a terminal rung, so what
+    // the respondent says on the way to it keeps its own level.
     input
         .methodology
         .node_type(asked.concept?.node_type)
+        .filter(|t| !t.terminal)
         .map(|t| t.level)
 }
 

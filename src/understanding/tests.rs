@@ -1119,3 +1119,46 @@ fn asked_about_life_without_the_concept_what_would_be_is_denied() {
     let asked = labels_after("What kind of parent do you want to be?");
     assert!(asked.iter().all(|l| !l.starts_with("not ")), "{asked:?}");
 }
+
+#[test]
+fn an_end_in_itself_is_a_value_and_a_terminal_focus_lifts_nothing() {
+    // Development round 6: "It's freedom, really" was typed as a property of the product,
+    // and every concept of an answer to "Why is self-respect important?" as a terminal value.
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[]);
+    let none = TurnContext {
+        topic: "robot vacuum",
+        known: &[],
+        focus: None,
+    };
+    let e = extract(
+        &m,
+        &embedder,
+        "Why is that important to you?",
+        "Standing on my own two feet has been my thing. It's freedom, really.",
+        &none,
+    );
+    let freedom = e.concepts.iter().find(|c| c.label == "freedom").unwrap();
+    assert_eq!(freedom.node_type, "terminal_value", "{:?}", labels(&e));
+    let focus = KnownConcept {
+        label: "self-respect",
+        node_type: "terminal_value",
+    };
+    let context = TurnContext {
+        topic: "cast iron pan",
+        known: std::slice::from_ref(&focus),
+        focus: Some(focus),
+    };
+    let e = extract(
+        &m,
+        &embedder,
+        "Why is self-respect important to you?",
+        "I'm going to hand it on to my grandson when he's older.",
+        &context,
+    );
+    assert!(
+        e.concepts.iter().all(|c| c.node_type != "terminal_value"),
+        "{:?}",
+        labels(&e)
+    );
+}

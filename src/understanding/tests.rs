@@ -904,18 +904,18 @@ fn an_answer_to_why_a_rung_matters_is_on_that_rung_or_above() {
     // Means-end chain only links upwards: a researcher codes the answer to "why does X
     // matter" at X's level or higher (41 of 42 concepts in the development corpora).
     let m = methodology("means_end_chain");
-    let embedder = TableEmbedder::new(&m, &[("self-respect", "attribute")]);
+    let embedder = TableEmbedder::new(&m, &[("steady routine", "attribute")]);
     let known = [KnownConcept {
         label: "being a decent employer",
         node_type: "instrumental_value",
     }];
     let context = focused_on(&known, "payroll software");
-    let answer = "It's self-respect, really.";
+    let answer = "It's a steady routine, really.";
     let type_of = |question: &str| {
         let e = extract(&m, &embedder, question, answer, &context);
         e.concepts
             .iter()
-            .find(|c| c.label.contains("self-respect"))
+            .find(|c| c.label.contains("steady routine"))
             .map_or_else(|| panic!("no concept in {e:?}"), |c| c.node_type.clone())
     };
     let probed = type_of("Why is that important to you?");

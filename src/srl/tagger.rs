@@ -227,6 +227,15 @@ impl Ctx<'_> {
             // "you know" or "I mean" is talk about the talk, with no clause of its own.
             "you" | "i" | "know" | "mean" | "see" if self.parenthetical_filler() => Tag::Punct,
             "'s" | "'d" => Tag::Aux,
+            // "three hundred and eighty pounds": one number.
+            "and"
+                if self
+                    .prev()
+                    .is_some_and(|p| matches!(self.norm_at(p), "hundred" | "thousand"))
+                    && words::is_number_word(self.next_norm()) =>
+            {
+                Tag::Num
+            }
             // "they just last", "it'll last for ages": the verb, after a subject or a modal.
             "last"
                 if self.verb_slot()

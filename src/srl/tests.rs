@@ -733,3 +733,13 @@ fn a_noun_group_after_a_manner_adverb_opens_the_main_clause() {
         Some("really the ward's fault")
     );
 }
+
+#[test]
+fn a_number_with_and_is_one_number() {
+    let words = tag_words("The bill was three hundred and eighty pounds.");
+    let and = words.iter().find(|w| w.norm == "and").unwrap();
+    assert_eq!(and.class, WordClass::Number);
+    let words = tag_words("I rang them and waited.");
+    let and = words.iter().find(|w| w.norm == "and").unwrap();
+    assert_eq!(and.class, WordClass::Conjunction);
+}

@@ -669,7 +669,7 @@ const RESPONSES: &str = "cancel refund rebook fix sort replace reset restart rol
     phone email text contact bring drive find book arrange swap switch clear refresh \
     reinstall complain escalate rebook queue pull";
 
-const LOSSES: &str = "missed lost cost failed resit contract fined never";
+const LOSSES: &str = "missed lost cost failed resit contract fined never bill charged quid pounds";
 /// Words of an end in itself.
 const ENDS: &str = "respect respecting achieved achievement accomplishment planet freedom \
     security happiness community family dignity integrity fulfilment fulfillment legacy peace \
@@ -1428,6 +1428,12 @@ mod tests {
                     "But if it did happen, I'd ask for the total price before they set off.",
                     "ask for the total price",
                     Is("lesson"),
+                ),
+                // What it cost is how it turned out.
+                (
+                    "They made him sick. The bill was three hundred and eighty pounds.",
+                    "three hundred and eighty pounds",
+                    Is("outcome"),
                 ),
                 (
                     "I'd put a wash on and gone out to the big Tesco.",

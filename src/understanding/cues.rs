@@ -1418,6 +1418,15 @@ mod tests {
                     "check two sites",
                     Is("action_taken"),
                 ),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_story_ends_in_what_it_cost_and_what_the_respondent_would_tell_others() {
+        check(
+            "critical_incident",
+            &[
                 // Development round 6: advice, and what the respondent would do.
                 (
                     "Don't cancel pet insurance to save a few quid.",

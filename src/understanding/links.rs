@@ -295,6 +295,11 @@ fn gap_cue(words: &[&str], break_at: Option<usize>) -> Option<(LinkKind, &'stati
     {
         return Some((LinkKind::Causative, ""));
     }
+    // "I'll finish by four, and then I can log off": what "then" makes possible follows
+    // from it.
+    if !sentence_break && let [.., "then", "i" | "we" | "you", "can" | "could"] = words {
+        return Some((LinkKind::Consequence, "so"));
+    }
     let sequence = ["then", "after", "afterwards", "eventually", "later"];
     if let Some(m) = sequence.iter().find(|m| has(m)) {
         return Some((LinkKind::Sequence { arg2_first: false }, m));
@@ -660,6 +665,15 @@ mod tests {
             Some(LinkKind::Causative)
         );
         assert_eq!(kind(&["what", "i"], false), None);
+        // Development round 6: "I'll finish by four, and then I can log off".
+        assert_eq!(
+            gap_cue(&["and", "then", "i", "can"], None).map(|(k, _)| k),
+            Some(LinkKind::Consequence)
+        );
+        assert_eq!(
+            gap_cue(&["and", "then", "i"], None).map(|(k, _)| k),
+            Some(LinkKind::Sequence { arg2_first: false })
+        );
         assert_eq!(
             kind(&["so", "when", "the"], false),
             None,

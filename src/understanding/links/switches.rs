@@ -142,14 +142,8 @@ pub(super) fn find(methodology: &Methodology, nodes: &[Node<'_>], answer: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ConfigDir;
+    use crate::config::shipped_methodology as methodology;
     use crate::understanding::phrases::{Origin, Phrase, Shape};
-
-    fn methodology(name: &str) -> Methodology {
-        ConfigDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config"))
-            .methodology(name, &crate::signals::Catalog)
-            .unwrap()
-    }
 
     fn phrase(answer: &str, quote: &str) -> Phrase {
         let start = answer.find(quote).unwrap();

@@ -714,7 +714,7 @@ pub(super) fn candidates(cue: &Cue, has: impl Fn(&str) -> bool) -> Vec<&'static 
 
 /// Verbs whose object is a product the respondent uses, owns or chose.
 const PRODUCT_VERBS: &str = "use uses used using buy buys bought own owns owned pick picks \
-    picked choose chose chosen wear wears wore prefer prefers preferred had";
+    picked choose chose chosen wear wears wore prefer prefers preferred had take takes took";
 
 /// Whether the ontology has a type for the scene a story or a job happens in ("on the 6:50
 /// bus", "at the services"). A means-end chain has none: where the respondent uses the product
@@ -864,7 +864,16 @@ fn ladder(cue: &Cue) -> Vec<&'static str> {
         cue.lead.as_slice(),
         [.., verb, the] if the == "the" && listed("need needs want wants like likes love loves", verb)
     );
-    if cue.actor == Actor::Speaker && !cue.verbal() && (cue.opens(PRODUCT_VERBS) || wanted_feature)
+    // "I usually get the barista oat milk": what the respondent habitually gets is bought.
+    let habitual_get = cue.lead.windows(2).any(|pair| match pair {
+        [how, get] => {
+            listed("usually always normally generally mostly", how) && listed("get gets got", get)
+        }
+        _ => false,
+    });
+    if cue.actor == Actor::Speaker
+        && !cue.verbal()
+        && (cue.opens(PRODUCT_VERBS) || wanted_feature || habitual_get)
     {
         return vec!["attribute"];
     }
@@ -1261,6 +1270,32 @@ mod tests {
                     "I set up the password manager.",
                     "set up the password manager",
                     Not("social_job"),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn what_the_respondent_habitually_gets_or_takes_is_a_product() {
+        // A live oat milk interview: "barista oat milk" was typed a practical consequence and
+        // "cafe" became the next question's focus.
+        check(
+            "means_end_chain",
+            &[
+                (
+                    "I usually get the barista oat milk from the corner shop.",
+                    "barista oat milk",
+                    Is("attribute"),
+                ),
+                (
+                    "Out I just take whatever the cafe has.",
+                    "cafe",
+                    Is("attribute"),
+                ),
+                (
+                    "Then I get a proper night's sleep.",
+                    "proper night's sleep",
+                    Not("attribute"),
                 ),
             ],
         );

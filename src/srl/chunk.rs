@@ -113,6 +113,12 @@ fn contact_relative(doc: &Doc<'_>, i: usize, limit: usize) -> Option<(usize, usi
     {
         return Some((subject_end, end));
     }
+    // "the kind of mum [I want to be]", "the person [I used to be]": the gap follows "to be".
+    if doc.norm(k + 1) == "to" && lexicon::is_be(doc.norm(k + 2)) {
+        let end = k + 3;
+        let closes = end >= limit || matches!(doc.tag(end), Tag::Punct | Tag::Conj | Tag::Sconj);
+        return closes.then_some((subject_end, end));
+    }
     k += 1;
     // A stranded preposition or particle: "count on", "put up with".
     while k < limit && matches!(doc.tag(k), Tag::Prep | Tag::Part) && k < subject_end + 8 {

@@ -155,6 +155,18 @@ impl Ctx<'_> {
             "not" | "never" => Tag::Neg,
             "to" => self.to(),
             "that" => self.that(),
+            // "remember mornings like that": a comparison closing the clause.
+            "like"
+                if matches!(self.next_norm(), "that" | "this")
+                    && (self.norm_at(self.i + 2).is_empty()
+                        || self
+                            .tokens
+                            .get(self.i + 2)
+                            .is_some_and(|t| t.shape == Shape::Punct))
+                    && self.after_subject_noun() =>
+            {
+                Tag::Prep
+            }
             "like" if self.verb_slot() || self.after_subject_noun() => Tag::Verb,
             "like" => Tag::Prep,
             "there" if lexicon::is_be(self.next_norm()) || self.next_norm().starts_with("seem") => {

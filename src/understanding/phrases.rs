@@ -1234,6 +1234,18 @@ mod tests {
             ]
         );
         assert_eq!(labels("Well, it wasn't really a call."), ["not call"]);
+        // A live oat milk interview: "the kind of mum I want to be" was lost, "mornings
+        // like that" read "like" as a verb, and "my own mum was stressed" was "stressed own
+        // mum".
+        assert_eq!(
+            labels("It means I'm the kind of mum I want to be."),
+            ["kind of mum i want to be"]
+        );
+        assert_eq!(labels("My own mum was always stressed."), ["stressed mum"]);
+        assert_eq!(
+            labels("I don't want my kids to remember mornings like that."),
+            ["kids remember mornings"]
+        );
         // Development round 6: "not go" and "cold" apart; "bless", "foremost" as concepts.
         assert_eq!(
             labels("It holds the heat, so the pan doesn't go cold."),

@@ -910,16 +910,17 @@ impl Reader<'_> {
                     && self.word(i).is_some_and(|w| w.class == WordClass::Noun)
             });
             let noun_first = nominal || relative;
-            let mut words = if noun_first {
-                sp.words.clone()
+            // "my own mum was stressed" → "stressed mum": "own" only stresses the possessive
+            // the label drops.
+            let subject_words: Vec<String> =
+                sp.words.iter().filter(|w| *w != "own").cloned().collect();
+            let (first_words, then) = if noun_first {
+                (&subject_words, &d.words)
             } else {
-                d.words.clone()
+                (&d.words, &subject_words)
             };
-            words.extend(
-                if noun_first { &d.words } else { &sp.words }
-                    .iter()
-                    .cloned(),
-            );
+            let mut words = first_words.clone();
+            words.extend(then.iter().cloned());
             let joined = Phrase {
                 label: words.join(" "),
                 start: self.word(s.start).map_or(d.start, |w| w.start),

@@ -222,7 +222,7 @@ const TIME_WORDS: &str = "day days morning mornings evening evenings night night
 /// what the respondent tells, as a time would, and are no concept.
 const LIFE_STAGES: &str = "young younger little small kid kids child children teenager \
     teenagers teen teens student students baby babies boy boys girl girls school uni university \
-    college";
+    college grown older adult adults grown-up grown-ups";
 
 pub(super) fn is_life_stage(word: &str) -> bool {
     listed(LIFE_STAGES, word)

@@ -1159,6 +1159,11 @@ mod tests {
             "{l:?}"
         );
         assert!(l.iter().any(|l| l == "went to gigs"), "{l:?}");
+        // A live oat milk interview asked "Why is 'grown up' important to you?".
+        let l = labels("When they're grown up I want them to remember breakfast.");
+        assert!(!l.iter().any(|l| l.contains("grown")), "{l:?}");
+        let l = labels("When the kids were little we never went out.");
+        assert!(!l.iter().any(|l| l.contains("little")), "{l:?}");
         let l = labels("If I lost them I'd do it differently, I'd buy a cheaper pair.");
         assert_eq!(l, ["cheaper pair"]);
         // "With two kids and a job" is one phrase, not a subject "a job, it".

@@ -1052,6 +1052,11 @@ impl Reader<'_> {
         });
         match frame.lemma.as_str() {
             "be" => self.time_of_life(frame, after),
+            // "when they're grown up": a stage of life, told as a time.
+            "grow up" => {
+                self.someone_after_when(frame)
+                    && !after.iter().any(|(_, r)| self.has_content(r.clone()))
+            }
             // "my husband went and queued", "I'll come and get it": the second verb says what
             // was done.
             "go" | "come" => {
@@ -1071,6 +1076,24 @@ impl Reader<'_> {
     /// "when I was younger", "back when we were kids", "when I was at uni": the respondent's
     /// stage of life after "when" dates the story.
     fn time_of_life(&self, frame: &SrlFrame, after: &[(ArgRole, Range<usize>)]) -> bool {
+        let mut content = after
+            .iter()
+            .flat_map(|(_, r)| r.clone())
+            .filter_map(|i| self.word(i))
+            .filter(|w| {
+                matches!(
+                    w.class,
+                    WordClass::Noun | WordClass::Adjective | WordClass::Verb
+                )
+            })
+            .peekable();
+        let stage = content.peek().is_some() && content.all(|w| lexicon::is_life_stage(&w.norm));
+        stage && self.someone_after_when(frame)
+    }
+
+    /// The frame's subject is someone, right after "when" ("when I was …", "when they're
+    /// grown up").
+    fn someone_after_when(&self, frame: &SrlFrame) -> bool {
         let Some(subject) = frame
             .arguments
             .iter()
@@ -1087,24 +1110,14 @@ impl Reader<'_> {
             .checked_sub(1)
             .and_then(|i| self.word(i))
             .is_some_and(|w| w.norm == "when");
-        let speaker = subject
-            .clone()
-            .filter_map(|i| self.word(i))
-            .all(|w| matches!(w.norm.as_str(), "i" | "we"))
-            && !subject.is_empty();
-        let mut content = after
-            .iter()
-            .flat_map(|(_, r)| r.clone())
-            .filter_map(|i| self.word(i))
-            .filter(|w| {
-                matches!(
-                    w.class,
-                    WordClass::Noun | WordClass::Adjective | WordClass::Verb
-                )
-            })
-            .peekable();
-        let stage = content.peek().is_some() && content.all(|w| lexicon::is_life_stage(&w.norm));
-        after_when && speaker && stage
+        // "when they're grown up", "when the kids were little": anyone's stage of life.
+        let speaker = subject.clone().filter_map(|i| self.word(i)).all(|w| {
+            matches!(
+                w.norm.as_str(),
+                "i" | "we" | "they" | "he" | "she" | "the" | "my" | "our"
+            ) || crate::srl::is_person_word(&w.norm)
+        }) && !subject.is_empty();
+        after_when && speaker
     }
 
     fn is_infinitive(&self, range: &Range<usize>) -> bool {

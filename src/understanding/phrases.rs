@@ -1239,6 +1239,11 @@ mod tests {
             ]
         );
         assert_eq!(labels("Well, it wasn't really a call."), ["not call"]);
+        // A live oat milk interview asked about "ten minutes before the kids get".
+        assert_eq!(
+            labels("That slow coffee is my ten minutes before the kids get up."),
+            ["slow coffee", "ten minutes before the kids get up"]
+        );
         // A live oat milk interview: "the kind of mum I want to be" was lost, "mornings
         // like that" read "like" as a verb, and "my own mum was stressed" was "stressed own
         // mum".

@@ -603,6 +603,14 @@ impl Reader<'_> {
                 .is_some_and(|v| {
                     matches!(v.class, WordClass::Verb | WordClass::Particle)
                         || lexicon::is_participle(&v.norm)
+                        // "before the kids get up": a verb the tagger took for a noun, with
+                        // its particle.
+                        || (srl::is_known_verb(&v.norm)
+                            && srl::verb_lemma(&v.norm) == v.norm
+                            && matches!(
+                                self.word(last).map(|w| w.norm.as_str()),
+                                Some("up" | "out" | "off" | "down" | "back" | "away")
+                            ))
                 })
                 && kept.len() >= 2;
             if stranded {

@@ -802,7 +802,7 @@ mod tests {
         // The gap in the clause a verb of wishing takes, seen in a headless run.
         assert_eq!(
             labels("It's about being the kind of manager I wish I'd had when I started out."),
-            ["being the kind of manager i wish i had", "started out"]
+            ["being the kind of manager I wish I had", "started out"]
         );
         // A noun opening its clause is still the subject of the verb after it.
         assert_eq!(labels("The oat milk froths."), ["oat milk froths"]);
@@ -1131,7 +1131,7 @@ mod tests {
         );
         assert_eq!(
             labels("I want to be proud of how I treat people."),
-            ["proud of how i treat people"]
+            ["proud of how I treat people"]
         );
         assert!(
             labels("I'm not the kind of person who throws stuff away.")
@@ -1249,7 +1249,7 @@ mod tests {
         // mum".
         assert_eq!(
             labels("It means I'm the kind of mum I want to be."),
-            ["kind of mum i want to be"]
+            ["kind of mum I want to be"]
         );
         assert_eq!(labels("My own mum was always stressed."), ["stressed mum"]);
         assert_eq!(

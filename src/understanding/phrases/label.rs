@@ -188,8 +188,15 @@ impl Reader<'_> {
         } else {
             Shape::Nominal
         };
+        // Words are compared lowercase; the label is read, and says "I" ("the kind of mum I
+        // want to be").
+        let label = words
+            .iter()
+            .map(|w| if w == "i" { "I" } else { w.as_str() })
+            .collect::<Vec<_>>()
+            .join(" ");
         Some(Phrase {
-            label: words.join(" "),
+            label,
             start,
             end,
             origin,

@@ -378,9 +378,7 @@ impl Cue {
 
     /// A word of the phrase, or a part of a hyphenated one ("self-respect"), is in `list`.
     fn says(&self, list: &str) -> bool {
-        self.words
-            .iter()
-            .any(|w| listed(list, w) || (w.contains('-') && w.split('-').any(|p| listed(list, p))))
+        any_listed(&self.words, list)
     }
 
     fn opens(&self, list: &str) -> bool {
@@ -693,9 +691,14 @@ fn listed(list: &str, word: &str) -> bool {
 /// The words name an end in itself ("freedom", "self-respect"): "It's freedom, really" says
 /// what the respondent's life comes to, not what the product is.
 pub(super) fn names_an_end(words: &[String]) -> bool {
+    any_listed(words, ENDS)
+}
+
+/// One of `words`, or a part of a hyphenated one ("self-respect"), is in `list`.
+fn any_listed(words: &[String], list: &str) -> bool {
     words
         .iter()
-        .any(|w| listed(ENDS, w) || (w.contains('-') && w.split('-').any(|p| listed(ENDS, p))))
+        .any(|w| listed(list, w) || (w.contains('-') && w.split('-').any(|p| listed(list, p))))
 }
 
 /// The node types a cue allows, most likely first; empty when no cue applies. Only types of

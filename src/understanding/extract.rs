@@ -115,9 +115,10 @@ pub fn extract_offline_in_context(
     // job is hired against ("otherwise I'd go stir crazy").
     // Asked what would be different without the concept, "I'd be the shouty mum again" says
     // the same.
+    let without = asks_without(input.question);
     for p in found.list.iter_mut().filter(|_| !scenes) {
         if cues::is_counterfactual(&words, p.start)
-            || (asks_without(input.question) && cues::is_conditional(&words, p.start))
+            || (without && cues::is_conditional(&words, p.start))
         {
             p.deny();
         }

@@ -59,7 +59,7 @@ const TURN_CUES: [&str; 7] = [
 const CUE_REACH: usize = 4;
 
 /// The words of `answer`'s clause before byte `start` (back to the sentence's start or a
-/// comma), lowercase, joined by single spaces.
+/// comma), lowercase.
 fn clause_before(answer: &str, start: usize) -> Vec<String> {
     let before = answer.get(..start).unwrap_or_default();
     let from = before.rfind(['.', '?', '!', ';', ',']).map_or(0, |i| i + 1);
@@ -73,20 +73,13 @@ fn clause_before(answer: &str, start: usize) -> Vec<String> {
         .collect()
 }
 
-/// The alternative at byte `start` is marked as the one turned to, and not by an "so" that
-/// opens the answer.
+/// The alternative at byte `start` is marked as the one turned to, and not by a "so" that
+/// opens the answer ("So there's four of us on the same estate" only takes the floor).
 fn turned_to(answer: &str, start: usize) -> bool {
-    let opening_so = answer
-        .get(..start)
-        .unwrap_or_default()
-        .trim_start()
-        .to_lowercase()
-        .starts_with("so ")
-        && !answer
-            .get(..start)
-            .unwrap_or_default()
-            .contains(['.', '?', '!']);
-    cued(answer, start, &TURN_CUES) && !opening_so
+    let before = answer.get(..start).unwrap_or_default();
+    let opening_so =
+        before.trim_start().to_lowercase().starts_with("so ") && !before.contains(['.', '?', '!']);
+    !opening_so && cued(answer, start, &TURN_CUES)
 }
 
 /// One of `cues` ends at most [`CUE_REACH`] words before byte `start`, in its clause.
@@ -94,14 +87,10 @@ fn cued(answer: &str, start: usize, cues: &[&str]) -> bool {
     let words = clause_before(answer, start);
     cues.iter().any(|cue| {
         let cue: Vec<&str> = cue.split(' ').collect();
-        let n = cue.len();
-        (0..=words.len().saturating_sub(n)).any(|at| {
-            words.len() >= n
-                && words.len() - (at + n) <= CUE_REACH
-                && words
-                    .get(at..at + n)
-                    .is_some_and(|w| w.iter().eq(cue.iter()))
-        })
+        let tail = words
+            .get(words.len().saturating_sub(CUE_REACH + cue.len())..)
+            .unwrap_or_default();
+        tail.windows(cue.len()).any(|w| w.iter().eq(cue.iter()))
     })
 }
 
@@ -111,32 +100,33 @@ pub(super) fn find(methodology: &Methodology, nodes: &[Node<'_>], answer: &str) 
     let Some((edge, kind)) = switch_edge(methodology) else {
         return Vec::new();
     };
-    let alternatives: Vec<(usize, bool)> = nodes
+    // (node, byte start) of the alternatives left behind and of those turned to.
+    let (mut left, mut turned) = (Vec::new(), Vec::new());
+    for (i, n) in nodes
         .iter()
         .enumerate()
         .filter(|(_, n)| n.type_name == kind)
-        .map(|(i, n)| (i, cued(answer, n.phrase.start, &LEFT_CUES)))
-        .collect();
-    let mut out = Vec::new();
-    for &(left, _) in alternatives.iter().filter(|(_, l)| *l) {
-        let start = |i: usize| nodes.get(i).map_or(0, |n| n.phrase.start);
-        let turned = alternatives
-            .iter()
-            // "So there's four of us on the same estate": an answer's opening "so" only
-            // takes the floor.
-            .filter(|(i, l)| !l && start(*i) > 0 && turned_to(answer, start(*i)))
-            .map(|(i, _)| *i)
-            .min_by_key(|&i| (start(i) < start(left), start(i).abs_diff(start(left))));
-        if let Some(turned) = turned {
-            out.push(Link {
-                source: turned,
-                target: left,
-                edge_type: edge.name.clone(),
-                confidence: SWITCH_CONFIDENCE,
-            });
+    {
+        let start = n.phrase.start;
+        if cued(answer, start, &LEFT_CUES) {
+            left.push((i, start));
+        } else if turned_to(answer, start) {
+            turned.push((i, start));
         }
     }
-    out
+    left.iter()
+        .filter_map(|&(target, at)| {
+            let (source, _) = turned
+                .iter()
+                .min_by_key(|(_, s)| (*s < at, s.abs_diff(at)))?;
+            Some(Link {
+                source: *source,
+                target,
+                edge_type: edge.name.clone(),
+                confidence: SWITCH_CONFIDENCE,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

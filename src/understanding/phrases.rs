@@ -152,7 +152,7 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
     // Phrase index of each frame's subject and main phrase, for causative links.
     let mut main_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
     let mut subject_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
-    let mut raised: Option<usize> = None;
+    let mut raised: Option<Raised> = None;
     for (fi, frame) in analysis.srl_frames.iter().enumerate() {
         if reader.is_comparison(frame) {
             // "not watery like almond milk": no verb at all; the words stay for fragments.
@@ -164,15 +164,11 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if !predicate.is_empty() && predicate.clone().all(|i| reader.is_filler(i)) {
             continue;
         }
-        // "I don't feel like I'm missing out", "I don't think it's worth it": the denial
-        // belongs to the clause that follows.
-        let denied = raised.take().is_some_and(|end| {
-            frame.predicate.start >= end
-                && frame.predicate.start - end <= RAISED_NEGATION_BYTES
-                && opens_complement(answer.get(end..frame.predicate.start).unwrap_or_default())
-        }) && !frame.negated;
+        let denial = raised
+            .take()
+            .map_or(Denial::None, |r| r.reaches(frame, answer));
         if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) {
-            raised = Some(frame.predicate.end);
+            raised = Some(Raised::at(frame, frame.lemma == "want"));
         }
         if (lexicon::is_filler_verb(&frame.lemma)
             && !asks_for_something(frame)
@@ -184,13 +180,8 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             continue;
         }
         let mut read = reader.frame(frame);
-        if denied && let Some(main) = read.main.as_mut() {
-            main.deny();
-        }
-        // "I don't want to be standing there chopping onions": a denied verb with nothing of
-        // its own passes the denial on to the verb it leads to.
-        if denied && read.main.is_none() {
-            raised = Some(frame.predicate.end);
+        if let Some(passed) = denial.apply(read.main.as_mut(), frame) {
+            raised = Some(passed);
         }
         if let Some(p) = read.setting {
             push(&mut out.list, p);
@@ -250,6 +241,72 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
 /// says it is not worth it).
 const RAISING_VERBS: [&str; 6] = ["think", "feel", "believe", "reckon", "suppose", "want"];
 
+/// A denied raising verb waiting for the clause its denial belongs to ("I don't feel like
+/// I'm missing out", "I don't think it's worth it").
+#[derive(Debug, Clone, Copy)]
+struct Raised {
+    /// End of the denied verb.
+    end: usize,
+    /// The verb was "want".
+    want: bool,
+}
+
+/// What a waiting denial does to the next frame's main phrase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Denial {
+    None,
+    /// The phrase is denied: "not missing out".
+    Clause,
+    /// "I don't want my kids to remember mornings like that": what someone else would do is no
+    /// avoidance of the respondent's own; the respondent is against it.
+    Against,
+}
+
+impl Denial {
+    /// Applies the denial to `frame`'s main phrase. "I don't want to be standing there
+    /// chopping onions": a denied verb with nothing of its own passes the denial on to the
+    /// verb it leads to, which is returned.
+    fn apply(self, main: Option<&mut Phrase>, frame: &crate::srl::SrlFrame) -> Option<Raised> {
+        match (self, main) {
+            (Self::None, _) => None,
+            (Self::Clause, Some(main)) => {
+                main.deny();
+                None
+            }
+            (Self::Against, Some(main)) => {
+                main.affect = -1;
+                None
+            }
+            (_, None) => Some(Raised::at(frame, self == Self::Against)),
+        }
+    }
+}
+
+impl Raised {
+    fn at(frame: &crate::srl::SrlFrame, want: bool) -> Self {
+        Self {
+            end: frame.predicate.end,
+            want,
+        }
+    }
+
+    /// Whether the denial reaches `frame`: its verb follows closely, after words that open a
+    /// complement, and is not denied itself.
+    fn reaches(self, frame: &crate::srl::SrlFrame, answer: &str) -> Denial {
+        let start = frame.predicate.start;
+        let gap = answer.get(self.end..start).unwrap_or_default();
+        let reaches = start >= self.end
+            && start - self.end <= RAISED_NEGATION_BYTES
+            && opens_complement(gap)
+            && !frame.negated;
+        match (reaches, self.want && names_someone_else(gap)) {
+            (false, _) => Denial::None,
+            (true, false) => Denial::Clause,
+            (true, true) => Denial::Against,
+        }
+    }
+}
+
 /// The words between a denied raising verb and the next verb open that verb's clause as the
 /// verb's complement: "like", "that", "as if", "to", or the clause's subject ("don't think it
 /// is"). Anything else ("not feeling left out | when everyone orders") means the next verb
@@ -266,6 +323,12 @@ fn opens_complement(gap: &str) -> bool {
                 | "that"
                 | "as"
                 | "to"
+                | "my"
+                | "our"
+                | "your"
+                | "his"
+                | "her"
+                | "their"
                 | "i"
                 | "i'm"
                 | "i'd"
@@ -281,6 +344,19 @@ fn opens_complement(gap: &str) -> bool {
                 | "there"
         )
     })
+}
+
+/// The words between "don't want" and the next verb name whose act it is: "my kids to",
+/// "our son to", not "to".
+fn names_someone_else(gap: &str) -> bool {
+    gap.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .find(|w| !w.is_empty())
+        .is_some_and(|w| {
+            matches!(
+                w.to_lowercase().as_str(),
+                "my" | "our" | "your" | "his" | "her" | "their"
+            )
+        })
 }
 
 /// Most bytes between such a verb and the verb of its clause ("feel like I'm missing").
@@ -855,6 +931,29 @@ mod tests {
         assert_eq!(
             labels("I want to turn into one of those blokes."),
             ["turn into one of those blokes"]
+        );
+    }
+
+    #[test]
+    fn what_the_respondent_does_not_want_others_to_do_is_against_them() {
+        // Seen in a live interview: the denial was lost and "kids remember mornings" read as
+        // something the respondent wanted.
+        let answer = "I don't want my kids to remember mornings like that.";
+        let p = phrases(answer);
+        let kids = p.list.iter().find(|p| p.label.starts_with("kids remember"));
+        assert!(kids.is_some_and(|k| k.affect == -1), "{:?}", p.list);
+        let wanted = phrases("I want my kids to remember mornings like that.");
+        assert!(
+            wanted.list.iter().all(|p| p.affect == 0),
+            "{:?}",
+            wanted.list
+        );
+        // The respondent's own avoidance still reads as "not …".
+        let burden = labels("I don't want to be a burden on anyone.");
+        assert!(burden.iter().any(|l| l.starts_with("not ")), "{burden:?}");
+        assert_eq!(
+            labels("I don't want to turn into one of those blokes."),
+            ["not turn into one of those blokes"]
         );
     }
 

@@ -356,6 +356,23 @@ pub(super) fn after_description(doc: &Doc<'_>, k: usize) -> bool {
         && !lexicon::verb(doc.norm(p)).is_some_and(|r| r.form.participial())
 }
 
+/// "When you drop a steak in | the pan doesn't go cold": a noun group right after the
+/// subordinate clause's object or particle, followed by an auxiliary of its own, is the main
+/// clause's subject; the respondent left out the comma. Only an auxiliary or a denial counts
+/// as that verb, since a plain verb after a noun group is too often a noun misread.
+pub(super) fn subject_after_object(doc: &Doc<'_>, k: usize, limit: usize) -> bool {
+    let Some(p) = k.checked_sub(1) else {
+        return false;
+    };
+    matches!(doc.tag(p), Tag::Prep | Tag::Noun)
+        && doc.tag(k) == Tag::Det
+        && np_end(doc, k, limit).is_some_and(|end| {
+            (end..limit)
+                .find(|&v| doc.tag(v) != Tag::Adv)
+                .is_some_and(|v| matches!(doc.tag(v), Tag::Aux | Tag::Neg))
+        })
+}
+
 /// A clause (a subject, then a verb) starts at `i`.
 pub(super) fn starts_clause(doc: &Doc<'_>, i: usize, limit: usize) -> bool {
     let subject_end = if doc.tag(i) == Tag::Pron {

@@ -130,6 +130,21 @@ fn cut(
             verb_seen: true,
         });
     }
+    // "When you drop a steak in | the pan doesn't go cold": a "when" or "if" clause that has
+    // its verb ends before a noun group with an auxiliary of its own.
+    if let Opener::Connective {
+        kind: RelationKind::Temporal | RelationKind::Condition,
+        ..
+    } = opener
+        && verb_seen
+        && chunk::subject_after_object(doc, i, sentence.end)
+    {
+        return Some(Cut {
+            start: i,
+            opener: Opener::Punct,
+            verb_seen: false,
+        });
+    }
     boundary(doc, sentence, so_far, verb_seen).map(|(skip, opener)| Cut {
         start: i + skip,
         opener,

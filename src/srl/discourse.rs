@@ -304,7 +304,8 @@ impl Linker<'_, '_> {
     /// Where a sentence-initial subordinate clause ends and the main clause starts: at a
     /// subject pronoun followed by a verb after the subordinate clause's own verb ("When I'm
     /// tired I drink coffee") or a noun group after a description ("When I'm calm the kids
-    /// talk to me"), or else at the first comma; whichever comes first, since the
+    /// talk to me") or after its object ("When you drop a steak in the pan doesn't go cold"),
+    /// or else at the first comma; whichever comes first, since the
     /// comma may close the main clause instead ("When it tastes good I enjoy the start to the
     /// day, and …").
     fn main_clause_split(&self, from: usize) -> Option<(usize, usize)> {
@@ -323,7 +324,7 @@ impl Linker<'_, '_> {
                     let noun_group = self.doc.tag(k) == Tag::Det
                         && chunk::after_description(self.doc, k)
                         && chunk::starts_clause(self.doc, k, comma_limit);
-                    pronoun || noun_group
+                    pronoun || noun_group || chunk::subject_after_object(self.doc, k, comma_limit)
                 })
             });
         match (pronoun, comma) {

@@ -653,6 +653,26 @@ fn a_sentence_initial_when_ends_before_a_new_subject_ahead_of_a_later_comma() {
 }
 
 #[test]
+fn a_when_clause_without_a_comma_ends_before_a_subject_with_its_own_auxiliary() {
+    // Development round 6: "in the pan doesn't go cold" stayed in the "when" clause, so "so"
+    // led to dropping the steak instead of to the pan staying hot.
+    let text = "It holds the heat, so when you drop a steak in the pan doesn't go cold on you.";
+    let a = analyze(text);
+    let so = relation(&a, "so");
+    assert_eq!(so.arg1.text, "It holds the heat");
+    assert!(
+        so.arg2.text.starts_with("the pan doesn't go cold"),
+        "{so:?}"
+    );
+    let when = relation(&a, "when");
+    assert_eq!(when.arg2.text, "you drop a steak in");
+    // A noun group followed by no verb of its own stays the preposition's object.
+    let a = analyze("When you look at the prices it's mad.");
+    assert_eq!(relation(&a, "When").arg2.text, "you look at the prices");
+    assert_spans_slice(text, &analyze(text));
+}
+
+#[test]
 fn a_message_said_to_an_unsaid_hearer_is_not_the_speakers_to_do() {
     let a = analyze("The guy just said to try another site.");
     let say = frame(&a, "say");

@@ -300,6 +300,14 @@ fn gap_cue(words: &[&str], break_at: Option<usize>) -> Option<(LinkKind, &'stati
     if !sentence_break && let [.., "then", "i" | "we" | "you", "can" | "could"] = words {
         return Some((LinkKind::Consequence, "so"));
     }
+    // "the pan doesn't go cold, and you get a proper crust": what one gets after "and" is
+    // what the clause before brought, in that direction whatever the types' levels.
+    let got = words
+        .windows(3)
+        .any(|w| matches!(w, ["and", "i" | "we" | "you", "get" | "got"]));
+    if !sentence_break && got {
+        return Some((LinkKind::Causative, ""));
+    }
     let sequence = ["then", "after", "afterwards", "eventually", "later"];
     if let Some(m) = sequence.iter().find(|m| has(m)) {
         return Some((LinkKind::Sequence { arg2_first: false }, m));
@@ -669,6 +677,15 @@ mod tests {
         assert_eq!(
             gap_cue(&["and", "then", "i", "can"], None).map(|(k, _)| k),
             Some(LinkKind::Consequence)
+        );
+        assert_eq!(
+            gap_cue(&["on", "you", "and", "you", "get", "a"], None).map(|(k, _)| k),
+            Some(LinkKind::Causative)
+        );
+        assert_eq!(
+            gap_cue(&["and", "you", "get", "a"], Some(1)).map(|(k, _)| k),
+            None,
+            "not across a sentence break"
         );
         assert_eq!(
             gap_cue(&["and", "then", "i"], None).map(|(k, _)| k),

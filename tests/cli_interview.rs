@@ -446,3 +446,58 @@ fn input_mistakes_are_reported_before_any_model_is_fetched() {
     }
     assert!(!db.exists(), "no database was created");
 }
+
+/// Seen in a live interview: after the first answer (no node chosen yet, so the question
+/// quotes the concept raised last), a struggle was asked about as a thing to get right ("How
+/// would you know that 'start nodding at the wheel' had been done well?"). The quoted concept's
+/// stance picks the phrasings there too.
+#[test]
+fn a_struggle_quoted_after_the_first_answer_is_not_asked_about_as_a_goal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let answers = tmp.path().join("answers.txt");
+    std::fs::write(
+        &answers,
+        "I'd just come off a night shift and had to drive home on the motorway. I stopped at \
+         the drive-through and got a large americano, because if I don't I start nodding at \
+         the wheel around junction twelve.\n",
+    )
+    .unwrap();
+    let out = common::run_binary(
+        &[&tmp.path().join("s.db")],
+        &[
+            "interview",
+            "--concept",
+            "coffee_jtbd",
+            "--provider",
+            "none",
+            "--answers",
+            answers.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    let turns: Vec<serde_json::Value> = common::succeeded(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first = &turns[0];
+    let question = first["next_question"].as_str().unwrap().to_lowercase();
+    let struggle = first["nodes_added"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["node_type"] == "pain_point")
+        .filter_map(|n| n["label"].as_str())
+        .find(|l| question.contains(&l.to_lowercase()));
+    assert!(
+        struggle.is_some(),
+        "the question quotes no struggle: {question}"
+    );
+    for presuming in [
+        "done well",
+        "goes well",
+        "trying to achieve with",
+        "taken care of",
+    ] {
+        assert!(!question.contains(presuming), "{question}");
+    }
+}

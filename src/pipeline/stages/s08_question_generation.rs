@@ -91,11 +91,19 @@ pub(crate) async fn ask(
         }
         None => None,
     };
-    let focus_stance = selection
-        .focus
-        .as_ref()
-        .and_then(|f| ports.data.live_nodes().find(|n| n.id == f.node_id))
-        .map_or(0, |n| spec.methodology.stance_of(&n.node_type, n.stance));
+    // The stance of the concept the question quotes: the chosen node, or, where stage 2 chose
+    // none (turn 1), the concept raised last ("start nodding at the wheel" is a struggle, not
+    // something to have "done well").
+    let focus_stance = match (selection.focus.as_ref(), &focus) {
+        (Some(f), _) => ports.data.live_nodes().find(|n| n.id == f.node_id),
+        (None, QuestionFocus::Node(label)) => ports
+            .data
+            .live_nodes()
+            .filter(|n| n.label.trim().eq_ignore_ascii_case(label))
+            .last(),
+        (None, _) => None,
+    }
+    .map_or(0, |n| spec.methodology.stance_of(&n.node_type, n.stance));
     let template = || {
         let asked = ports.asked_questions(input.turn);
         render_template(&TemplateInput {

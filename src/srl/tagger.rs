@@ -191,6 +191,15 @@ impl Ctx<'_> {
             _ if words::is_fixed_compound(w, self.next_norm()) => Tag::Adj,
             // "one of those blokes": the head of its noun group.
             "one" if self.next_norm() == "of" => Tag::Noun,
+            // "home in one piece", "for one night": a count after a preposition ("at one
+            // point" is a time of the story).
+            "one"
+                if self.prev().map(|p| self.tag_at(p)) == Some(Tag::Prep)
+                    && self.next_is_nominal()
+                    && self.next_norm() != "point" =>
+            {
+                Tag::Num
+            }
             // "the big one", "the barista one": the head of its noun group.
             "one"
                 if matches!(

@@ -958,6 +958,22 @@ mod tests {
     }
 
     #[test]
+    fn what_the_matter_is_not_about_and_growing_up_before_a_thought_say_nothing() {
+        // Seen in a live jobs interview: "not coffee", "getting home in piece" and "grow up"
+        // were codes, and a question asked about "grow up".
+        let l = labels("It's not really about the coffee, it's about getting home in one piece.");
+        assert_eq!(l, ["getting home in one piece"]);
+        let l = labels("I don't want her to grow up thinking mum is always tired.");
+        assert!(!l.iter().any(|l| l.contains("grow up")), "{l:?}");
+        assert!(l.iter().any(|l| l.contains("tired")), "{l:?}");
+        // Growing up with a feeling stays one phrase.
+        assert_eq!(
+            labels("I want my kids to grow up feeling listened to."),
+            ["kids grow up feeling listened to"]
+        );
+    }
+
+    #[test]
     fn a_hedging_kind_of_and_the_time_of_saying_are_not_part_of_a_label() {
         // Seen in a tmux run: `kind of my social life now`.
         assert_eq!(

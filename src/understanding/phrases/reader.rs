@@ -1051,11 +1051,20 @@ impl Reader<'_> {
                 })
         });
         match frame.lemma.as_str() {
-            "be" => self.time_of_life(frame, after),
-            // "when they're grown up": a stage of life, told as a time.
+            "be" => self.time_of_life(frame, after) || self.not_the_point(frame, after),
+            // "when they're grown up": a stage of life, told as a time. "I don't want her to
+            // grow up thinking mum is always tired": what she would think is what is said.
             "grow up" => {
-                self.someone_after_when(frame)
-                    && !after.iter().any(|(_, r)| self.has_content(r.clone()))
+                let empty = !after.iter().any(|(_, r)| self.has_content(r.clone()));
+                // A verb of thinking carries a clause of its own; "grow up feeling listened
+                // to" stays one phrase.
+                let then_thinking = self.word(predicate.end).is_some_and(|w| {
+                    matches!(
+                        w.norm.as_str(),
+                        "thinking" | "believing" | "knowing" | "assuming"
+                    )
+                });
+                (self.someone_after_when(frame) && empty) || then_thinking
             }
             // "my husband went and queued", "I'll come and get it": the second verb says what
             // was done.
@@ -1071,6 +1080,18 @@ impl Reader<'_> {
             "go back" => !after.iter().any(|(_, r)| self.has_content(r.clone())),
             _ => false,
         }
+    }
+
+    /// "It's not really about the coffee, it's about getting home in one piece": what the
+    /// respondent says the matter is not about is set aside, not coded as its denial.
+    fn not_the_point(&self, frame: &SrlFrame, after: &[(ArgRole, Range<usize>)]) -> bool {
+        let about = |r: &Range<usize>| self.word(r.start).is_some_and(|w| w.norm == "about");
+        // "not anxious about bills" denies a description; only "about" itself is set aside.
+        frame.negated
+            && after.iter().any(|(_, r)| about(r))
+            && after
+                .iter()
+                .all(|(_, r)| about(r) || !self.has_content(r.clone()))
     }
 
     /// "when I was younger", "back when we were kids", "when I was at uni": the respondent's

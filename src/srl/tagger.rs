@@ -189,26 +189,7 @@ impl Ctx<'_> {
                 Tag::Noun
             }
             _ if words::is_fixed_compound(w, self.next_norm()) => Tag::Adj,
-            // "one of those blokes": the head of its noun group.
-            "one" if self.next_norm() == "of" => Tag::Noun,
-            // "home in one piece", "for one night": a count after a preposition ("at one
-            // point" is a time of the story).
-            "one"
-                if self.prev().map(|p| self.tag_at(p)) == Some(Tag::Prep)
-                    && self.next_is_nominal()
-                    && self.next_norm() != "point" =>
-            {
-                Tag::Num
-            }
-            // "the big one", "the barista one": the head of its noun group.
-            "one"
-                if matches!(
-                    self.prev().map(|p| self.tag_at(p)),
-                    Some(Tag::Det | Tag::Adj)
-                ) || self.one_after_modifier_noun() =>
-            {
-                Tag::Noun
-            }
+            "one" if self.one().is_some() => self.one().unwrap_or(Tag::Noun),
             // "which probably saved me": an adverb after "which" opens its clause.
             "which" if self.next_is_adverb() => Tag::Sconj,
             // "what let me be a calm mum": a verb with an object pronoun after "what" or
@@ -300,6 +281,22 @@ impl Ctx<'_> {
                 .is_none_or(|k| self.tokens.get(k).is_some_and(|t| t.shape == Shape::Punct))
         };
         edge(first.checked_sub(1)) && edge(Some(first + 2))
+    }
+
+    /// "one" where its neighbours decide: the head of a noun group ("one of those blokes",
+    /// "the big one", "the barista one") or a count after a preposition ("home in one piece",
+    /// "for one night"; "at one point" is a time of the story). `None` leaves it a pronoun.
+    fn one(&self) -> Option<Tag> {
+        let prev = self.prev().map(|p| self.tag_at(p));
+        if self.next_norm() == "of" {
+            Some(Tag::Noun)
+        } else if prev == Some(Tag::Prep) && self.next_is_nominal() && self.next_norm() != "point" {
+            Some(Tag::Num)
+        } else if matches!(prev, Some(Tag::Det | Tag::Adj)) || self.one_after_modifier_noun() {
+            Some(Tag::Noun)
+        } else {
+            None
+        }
     }
 
     /// "one" ends a noun group after a noun that names the kind ("the barista one", "the

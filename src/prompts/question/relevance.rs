@@ -210,6 +210,19 @@ const STOPWORDS: &[&str] = &[
     "nice",
 ];
 
+/// Openings of a question that asks for agreement: "Are you sure that \"decent mum for an
+/// hour\" had been done well?" (seen in a live jobs interview).
+const LEADING: &[&str] = &[
+    "are you sure",
+    "do you agree",
+    "would you agree",
+    "wouldn't you agree",
+    "don't you think",
+    "wouldn't you say",
+    "isn't it true",
+    "is it true",
+];
+
 /// Why a small model's question does not belong in the interview.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RelevanceProblem {
@@ -219,6 +232,10 @@ pub enum RelevanceProblem {
     /// The question talks about the interview (`the person's response`, `this question`).
     #[error("talks about the interview ('{phrase}') instead of asking")]
     Narration { phrase: String },
+    /// A question that asks the respondent to confirm what the interviewer puts to them
+    /// ("Are you sure that …", "Don't you think …"), which a researcher never asks.
+    #[error("asks the respondent to confirm instead of to tell ('{opening}')")]
+    Leading { opening: String },
     /// "Are you" with a bare verb, or a word glued from fragments.
     #[error("is not a sentence ('{words}')")]
     Broken { words: String },
@@ -271,6 +288,11 @@ pub fn check_small_model_question(
     if let Some(phrase) = NARRATION.iter().find(|p| contains_phrase(&lower, p)) {
         return Err(RelevanceProblem::Narration {
             phrase: (*phrase).to_owned(),
+        });
+    }
+    if let Some(opening) = LEADING.iter().find(|o| lower.trim_start().starts_with(*o)) {
+        return Err(RelevanceProblem::Leading {
+            opening: (*opening).to_owned(),
         });
     }
     // Also with an adverb between ("Are you just ask about …?", seen in a tmux run).
@@ -573,6 +595,13 @@ mod tests {
                  the bun\"?",
                 |p| matches!(p, RelevanceProblem::Misquoted { .. }),
             ),
+            (
+                "Are you sure that \"latte\" had been done well?",
+                |p| matches!(p, RelevanceProblem::Leading { opening } if opening == "are you sure"),
+            ),
+            ("Don't you think oat milk froths well in your latte?", |p| {
+                matches!(p, RelevanceProblem::Leading { .. })
+            }),
             ("What would you make a sandwich with at home?", |p| {
                 matches!(p, RelevanceProblem::OffTopic)
             }),

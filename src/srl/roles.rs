@@ -59,7 +59,11 @@ pub(super) fn pp_role(
         "during" | "since" | "until" | "till" | "throughout" | "before" | "after" => {
             Some(ArgRole::Tmp)
         }
-        "in" | "on" | "at" | "by" | "within" | "over" | "around" | "for" | "about" if time => {
+        "in" | "on" | "at" | "by" | "within" | "over" | "around" | "for" if time => {
+            Some(ArgRole::Tmp)
+        }
+        // "about ten minutes" is a time; "going on about her day" is what she talks about.
+        "about" if !np.is_empty() && chunk::is_bare_time_phrase(doc, np.clone()) => {
             Some(ArgRole::Tmp)
         }
         "by" if head.passive => Some(ArgRole::Arg0),

@@ -490,6 +490,15 @@ fn closed_class(w: &str, ctx: &Ctx<'_>) -> Option<Tag> {
         Tag::Aux
     } else if words::is_particle(w) && prev_is_verb && ctx.next_norm() != "of" {
         Tag::Part
+    } else if w == "on"
+        && ctx
+            .prev()
+            .is_some_and(|p| matches!(lexicon::lemma(ctx.norm_at(p)).as_str(), "go" | "carry"))
+        && matches!(ctx.next_norm(), "about" | "and")
+    {
+        // "listen to her going on about her day", "she went on and on": going on is talking
+        // or keeping at it, not a place ("stuff going on" is left as it was).
+        Tag::Part
     } else if words::is_particle(w)
         && ctx.prev().is_some_and(|p| {
             ctx.tag_at(p) == Tag::Adj

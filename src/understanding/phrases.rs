@@ -974,6 +974,22 @@ mod tests {
     }
 
     #[test]
+    fn going_on_about_something_is_talk_not_a_place() {
+        // Seen in a live jobs interview: a question quoted "listen to her going".
+        let l = labels("I can listen to her going on about her day.");
+        assert!(l.iter().any(|l| l == "listen to her going on"), "{l:?}");
+        // Going on a trip is still a place to go.
+        let p = srl::analyze("We're going on holiday in May.");
+        assert!(
+            p.srl_frames
+                .iter()
+                .flat_map(|f| &f.arguments)
+                .any(|a| a.span.text.starts_with("on holiday")),
+            "{p:?}"
+        );
+    }
+
+    #[test]
     fn a_hedging_kind_of_and_the_time_of_saying_are_not_part_of_a_label() {
         // Seen in a tmux run: `kind of my social life now`.
         assert_eq!(

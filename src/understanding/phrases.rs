@@ -990,6 +990,15 @@ mod tests {
     }
 
     #[test]
+    fn a_person_who_matters_is_the_clause_not_a_thing_that_matters() {
+        // Seen in a live jobs interview: the question quoted "more than my job".
+        let l = labels("I want her to feel like she matters more than my job.");
+        assert_eq!(l, ["matters more than my job"]);
+        // A thing that matters is still that thing.
+        assert_eq!(labels("Family matters most to me."), ["family"]);
+    }
+
+    #[test]
     fn a_hedging_kind_of_and_the_time_of_saying_are_not_part_of_a_label() {
         // Seen in a tmux run: `kind of my social life now`.
         assert_eq!(

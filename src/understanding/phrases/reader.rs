@@ -107,6 +107,9 @@ impl Reader<'_> {
         let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], 0..0, origin);
         let subject_phrase = || subject.clone().and_then(|r| alone(r, Origin::Subject));
         let setting = self.setting(frame);
+        if let Some(main) = self.person_matters(frame, &predicate) {
+            return FramePhrases::new(None, Some(main), setting);
+        }
         if let Some(read) = self.by_lemma(lemma, subject.as_ref(), &after) {
             return read.with_setting(setting);
         }
@@ -806,6 +809,41 @@ impl Reader<'_> {
             alone(chosen, Origin::Predicate),
             None,
         ))
+    }
+
+    /// "I want her to feel like she matters more than my job": a person who matters is no
+    /// thing that matters; the clause is the concept, with the comparison after it.
+    fn person_matters(&self, frame: &SrlFrame, predicate: &Range<usize>) -> Option<Phrase> {
+        if frame.lemma != "matter" {
+            return None;
+        }
+        let person = frame
+            .arguments
+            .iter()
+            .filter(|a| a.span.end <= frame.predicate.start)
+            .map(|a| self.range(&a.span))
+            .find(|r| {
+                r.len() == 1
+                    && self.word(r.start).is_some_and(|w| {
+                        matches!(w.norm.as_str(), "she" | "he" | "they" | "i" | "you" | "we")
+                    })
+            })?;
+        let compared = self
+            .word(predicate.end)
+            .is_some_and(|w| matches!(w.norm.as_str(), "more" | "most" | "less"));
+        let mut end = predicate.end;
+        while compared
+            && self.word(end).is_some_and(|w| {
+                !w.clause_break
+                    && !matches!(
+                        w.class,
+                        WordClass::Punctuation | WordClass::Conjunction | WordClass::Subordinator
+                    )
+            })
+        {
+            end += 1;
+        }
+        self.phrase(&[person.start..end], predicate.clone(), Origin::Predicate)
     }
 
     /// "I got pretty low", "to get going": a verb of coming into a state, with a state after

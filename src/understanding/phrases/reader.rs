@@ -107,10 +107,7 @@ impl Reader<'_> {
         let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], 0..0, origin);
         let subject_phrase = || subject.clone().and_then(|r| alone(r, Origin::Subject));
         let setting = self.setting(frame);
-        if let Some(main) = self.person_matters(frame, &predicate) {
-            return FramePhrases::new(None, Some(main), setting);
-        }
-        if let Some(read) = self.by_lemma(lemma, subject.as_ref(), &after) {
+        if let Some(read) = self.by_lemma(frame, &predicate, subject.as_ref(), &after) {
             return read.with_setting(setting);
         }
         if lemma == "be" {
@@ -793,10 +790,15 @@ impl Reader<'_> {
     /// chosen or pointed at is the concept).
     fn by_lemma(
         &self,
-        lemma: &str,
+        frame: &SrlFrame,
+        predicate: &Range<usize>,
         subject: Option<&Range<usize>>,
         after: &[(ArgRole, Range<usize>)],
     ) -> Option<FramePhrases> {
+        if let Some(read) = self.person_matters(frame, predicate) {
+            return Some(read);
+        }
+        let lemma = frame.lemma.as_str();
         let alone = |r: Range<usize>, origin: Origin| self.phrase(&[r], 0..0, origin);
         if lexicon::is_value_verb(lemma) {
             let main = subject.and_then(|r| alone(r.clone(), Origin::Predicate));
@@ -813,7 +815,7 @@ impl Reader<'_> {
 
     /// "I want her to feel like she matters more than my job": a person who matters is no
     /// thing that matters; the clause is the concept, with the comparison after it.
-    fn person_matters(&self, frame: &SrlFrame, predicate: &Range<usize>) -> Option<Phrase> {
+    fn person_matters(&self, frame: &SrlFrame, predicate: &Range<usize>) -> Option<FramePhrases> {
         if frame.lemma != "matter" {
             return None;
         }
@@ -843,7 +845,13 @@ impl Reader<'_> {
         {
             end += 1;
         }
-        self.phrase(&[person.start..end], predicate.clone(), Origin::Predicate)
+        let clause = person.start..end;
+        let main = self.phrase(
+            std::slice::from_ref(&clause),
+            predicate.clone(),
+            Origin::Predicate,
+        );
+        Some(FramePhrases::new(None, main, None))
     }
 
     /// "I got pretty low", "to get going": a verb of coming into a state, with a state after

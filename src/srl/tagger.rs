@@ -190,6 +190,13 @@ impl Ctx<'_> {
             }
             _ if words::is_fixed_compound(w, self.next_norm()) => Tag::Adj,
             "one" if self.one().is_some() => self.one().unwrap_or(Tag::Noun),
+            // "I'd done right by her": how it was done, not a description.
+            "right" | "wrong"
+                if self.next_norm() == "by"
+                    && self.prev().is_some_and(|p| self.tag_at(p) == Tag::Verb) =>
+            {
+                Tag::Adv
+            }
             // "which probably saved me": an adverb after "which" opens its clause.
             "which" if self.next_is_adverb() => Tag::Sconj,
             // "what let me be a calm mum": a verb with an object pronoun after "what" or

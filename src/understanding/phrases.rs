@@ -999,6 +999,24 @@ mod tests {
     }
 
     #[test]
+    fn not_just_is_kept_and_being_her_mum_is_a_way_of_being() {
+        // Seen in a live jobs interview: "not surviving the shifts" said the opposite, "done
+        // by her" lost "right", and "being her mum" gave no concept at all.
+        let l = labels("I'm not just surviving the shifts, I'm actually being her mum.");
+        assert_eq!(l, ["not just surviving the shifts", "being her mum"]);
+        assert_eq!(
+            labels("I'd feel like I'd done right by her."),
+            ["done right by her"]
+        );
+        assert_eq!(
+            labels("I'm not surviving the shifts."),
+            ["not surviving the shifts"]
+        );
+        // A person on their own is still who, not what.
+        assert!(labels("I rang her mum.").iter().all(|l| l != "mum"));
+    }
+
+    #[test]
     fn a_hedging_kind_of_and_the_time_of_saying_are_not_part_of_a_label() {
         // Seen in a tmux run: `kind of my social life now`.
         assert_eq!(

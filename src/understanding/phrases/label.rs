@@ -304,6 +304,12 @@ impl Reader<'_> {
                 || self.rest_of_relative(i, &kept)
                 || (!kept.is_empty() && self.object_before_particle(i))
                 || (!kept.is_empty() && self.there_after_arriving(i))
+                // "not just surviving the shifts": merely that, not its denial.
+                || (matches!(w.norm.as_str(), "just" | "only" | "merely")
+                    && kept
+                        .last()
+                        .and_then(|&k| self.word(k))
+                        .is_some_and(|p| p.norm == "not"))
                 || (w.norm == "one"
                     && self
                         .word(i + 1)
@@ -839,11 +845,13 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
             && substantive
                 .iter()
                 .all(|w| time_like(w) || time_preposition(w)));
-    // "kids", "the guy": who, not what ("family" is an end in itself).
+    // "kids", "the guy": who, not what ("family" is an end in itself, and so is "being her
+    // mum", a way of being).
+    let being = words.first().is_some_and(|w| w == "being");
     let lone = |one: &str| {
         lexicon::is_evaluative(one)
             || (content.len() == 1 && lexicon::is_time_word(one))
-            || (content.len() == 1 && crate::srl::is_person_word(one) && one != "family")
+            || (content.len() == 1 && crate::srl::is_person_word(one) && one != "family" && !being)
     };
     let lone_judgement = match substantive.as_slice() {
         [one] => lone(one),

@@ -193,7 +193,7 @@ impl Reader<'_> {
                     .arguments
                     .iter()
                     .filter(|a| a.role == ArgRole::Neg && a.span.end <= frame.predicate.start)
-                    .map(|a| self.range(&a.span)),
+                    .map(|a| self.merely(self.range(&a.span))),
             );
         }
         let predicate = self.with_degree(predicate);
@@ -852,6 +852,15 @@ impl Reader<'_> {
             Origin::Predicate,
         );
         Some(FramePhrases::new(None, main, None))
+    }
+
+    /// A denial with the "just" after it ("not just surviving the shifts"): merely that, which
+    /// the respondent does not deny.
+    fn merely(&self, neg: Range<usize>) -> Range<usize> {
+        let just = self
+            .word(neg.end)
+            .is_some_and(|w| matches!(w.norm.as_str(), "just" | "only" | "merely"));
+        if just { neg.start..neg.end + 1 } else { neg }
     }
 
     /// "I got pretty low", "to get going": a verb of coming into a state, with a state after

@@ -30,7 +30,7 @@ pub(super) fn adverb_role(doc: &Doc<'_>, k: usize) -> Option<ArgRole> {
     } else if words::is_place_adverb(w) {
         Some(ArgRole::Loc)
     } else if (w.ends_with("ly") && !words::is_adverb(w))
-        || matches!(w, "well" | "fast")
+        || matches!(w, "well" | "fast" | "together" | "alone")
         || (matches!(w, "right" | "wrong") && doc.norm(k + 1) == "by")
     {
         Some(ArgRole::Mnr)

@@ -333,8 +333,13 @@ impl Ctx<'_> {
             return Tag::Prep;
         }
         let next = self.next_norm();
-        let base_verb = lexicon::verb(next).is_some_and(|r| r.form == Form::Base)
-            && !words::is_place_noun(next);
+        let base = |w: &str| {
+            lexicon::verb(w).is_some_and(|r| r.form == Form::Base) && !words::is_place_noun(w)
+        };
+        // "awake enough to actually help": an adverb may split the infinitive.
+        let split =
+            (words::is_adverb(next) || next.ends_with("ly")) && base(self.norm_at(self.i + 2));
+        let base_verb = base(next) || split;
         let after_catenative = self
             .prev_skipping(|t| t == Tag::Adv)
             .filter(|&p| self.tag_at(p) == Tag::Verb)

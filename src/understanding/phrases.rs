@@ -1017,6 +1017,30 @@ mod tests {
     }
 
     #[test]
+    fn an_infinitive_split_by_an_adverb_stays_with_its_description() {
+        // Seen in a live jobs interview: "awake" and "help" were two codes, and the next
+        // question asked what was frustrating about "help".
+        assert_eq!(
+            labels("I was awake enough to actually help."),
+            ["awake enough to help"]
+        );
+        assert_eq!(
+            labels("I was awake enough to help."),
+            ["awake enough to help"]
+        );
+        // Development round 3: the split infinitive read right lost both of these, until a
+        // gerund after a preposition with a phrase of its own became a verb and "together"
+        // how it is done.
+        assert_eq!(
+            labels(
+                "I wanted us to actually cook together in the evenings instead of collapsing \
+                 on the sofa."
+            ),
+            ["cook together", "collapsing on the sofa"]
+        );
+    }
+
+    #[test]
     fn a_hedging_kind_of_and_the_time_of_saying_are_not_part_of_a_label() {
         // Seen in a tmux run: `kind of my social life now`.
         assert_eq!(

@@ -294,6 +294,20 @@ impl Ctx<'_> {
         if after_be_or_have && (w.ends_with("ing") || w.ends_with("ed")) && chars > 4 {
             return Tag::Verb;
         }
+        // "instead of collapsing on the sofa": a gerund after a preposition with a phrase of
+        // its own after it, as for known verbs ("charge you for overstaying," stays a noun).
+        let after_preposition = self.prev().is_some_and(|p| self.tag_at(p) == Tag::Prep);
+        let own_phrase =
+            words::is_preposition(self.next_norm()) || words::is_determiner(self.next_norm());
+        if after_preposition
+            && own_phrase
+            && w.ends_with("ing")
+            && chars > 5
+            && !words::is_time_noun(w)
+            && !w.ends_with("thing")
+        {
+            return Tag::Verb;
+        }
         // "… and pulled into a services", "annoyed but also relieved": a past form after a
         // conjunction continues the verbs before it.
         let after_conjunction = self

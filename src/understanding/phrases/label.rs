@@ -716,6 +716,12 @@ fn open_verb(words: &[&TaggedWord]) -> bool {
         {
             true
         }
+        // "awake enough to (actually) help": to help is whole without an object.
+        [.., to, help] | [.., to, _, help]
+            if to.class == WordClass::Infinitive && help.norm == "help" =>
+        {
+            false
+        }
         [_, .., last] => needs(last),
         _ => false,
     }

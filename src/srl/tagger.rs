@@ -369,9 +369,16 @@ impl Ctx<'_> {
             self.tag_at(p) == Tag::Verb && words::takes_clause(&lexicon::lemma(self.norm_at(p)))
         });
         let next = self.next_norm();
+        // "something that actually woke me up": an adverb may come before the clause's verb.
+        let adverb = |w: &str| words::is_adverb(w) || (w.ends_with("ly") && w.len() > 4);
+        let verb_at = if adverb(next) {
+            self.norm_at(self.i + 2)
+        } else {
+            next
+        };
         let clause_follows = words::is_subject_capable(next)
-            || lexicon::is_aux(next)
-            || lexicon::verb(next).is_some_and(|r| r.form.finite());
+            || lexicon::is_aux(verb_at)
+            || lexicon::verb(verb_at).is_some_and(|r| r.form.finite());
         // "the problem is that the app said …": no determiner comes before another one.
         let before_determiner = matches!(
             next,

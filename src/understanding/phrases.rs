@@ -1041,6 +1041,13 @@ mod tests {
     }
 
     #[test]
+    fn a_relative_that_may_have_an_adverb_before_its_verb() {
+        // Seen in a headless jobs interview: a question asked about "woke".
+        let l = labels("I'd love something that actually woke me up without the wait.");
+        assert_eq!(l, ["woke me up without the wait"]);
+    }
+
+    #[test]
     fn a_hedging_kind_of_and_the_time_of_saying_are_not_part_of_a_label() {
         // Seen in a tmux run: `kind of my social life now`.
         assert_eq!(

@@ -233,8 +233,32 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         let unsure = p.label == "not sure";
         (!circumstance && !unsure).then_some(i)
     });
+    against_what_was_tried(analysis, &mut out.list);
     order(&mut out);
     out
+}
+
+/// "I've tried energy drinks, but they make my heart race": what the respondent says against
+/// something they tried, after "but", is a drawback, whatever its words. Phrases of that
+/// clause with no stance of their own take a negative one.
+fn against_what_was_tried(analysis: &SrlAnalysis, list: &mut [Phrase]) {
+    let tried = |span: &crate::srl::Span| {
+        analysis.srl_frames.iter().any(|f| {
+            f.lemma == "try" && span.start <= f.predicate.start && f.predicate.end <= span.end
+        })
+    };
+    for relation in analysis
+        .discourse_relations
+        .iter()
+        .filter(|r| r.kind == RelationKind::Contrast && tried(&r.arg1))
+    {
+        let but = relation.marker.text.trim().eq_ignore_ascii_case("but");
+        for p in list.iter_mut().filter(|p| {
+            but && p.affect == 0 && relation.arg2.start <= p.start && p.end <= relation.arg2.end
+        }) {
+            p.affect = -1;
+        }
+    }
 }
 
 /// Verbs whose denial is the denial of the clause after them ("I don't think it's worth it"
@@ -1045,6 +1069,17 @@ mod tests {
         // Seen in a headless jobs interview: a question asked about "woke".
         let l = labels("I'd love something that actually woke me up without the wait.");
         assert_eq!(l, ["woke me up without the wait"]);
+    }
+
+    #[test]
+    fn what_is_said_against_something_tried_is_a_drawback() {
+        // Seen in a headless jobs interview: "make my heart race" was asked about as a thing
+        // to get "done well".
+        let p = phrases("I've tried energy drinks, but they make my heart race.");
+        let race = p.list.iter().find(|p| p.label.contains("heart race"));
+        assert!(race.is_some_and(|r| r.affect == -1), "{:?}", p.list);
+        let p = phrases("I like energy drinks, but they make my heart race.");
+        assert!(p.list.iter().all(|p| p.affect == 0), "{:?}", p.list);
     }
 
     #[test]

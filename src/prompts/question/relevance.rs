@@ -285,7 +285,21 @@ pub fn check_small_model_question(
     {
         return Err(RelevanceProblem::NotAddressed);
     }
-    if let Some(phrase) = NARRATION.iter().find(|p| contains_phrase(&lower, p)) {
+    // "Are you just askin' about …": the narration read with its dropped "g" restored and
+    // the adverbs that may come between "are you" and its verb left out.
+    let plain_speech: String = lower
+        .split_whitespace()
+        .filter(|w| !LINKING_ADVERBS.contains(w))
+        .map(|w| match w.strip_suffix("in'") {
+            Some(stem) if stem.len() > 2 => format!("{stem}ing"),
+            _ => w.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(phrase) = NARRATION
+        .iter()
+        .find(|p| contains_phrase(&lower, p) || contains_phrase(&plain_speech, p))
+    {
         return Err(RelevanceProblem::Narration {
             phrase: (*phrase).to_owned(),
         });
@@ -598,6 +612,10 @@ mod tests {
             (
                 "Are you sure that \"latte\" had been done well?",
                 |p| matches!(p, RelevanceProblem::Leading { opening } if opening == "are you sure"),
+            ),
+            (
+                "Are you just askin' about \"froths well\" when it comes to your own life?",
+                |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "are you asking"),
             ),
             ("Don't you think oat milk froths well in your latte?", |p| {
                 matches!(p, RelevanceProblem::Leading { .. })

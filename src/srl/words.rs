@@ -143,7 +143,7 @@ pub(super) fn is_preposition(word: &str) -> bool {
 pub(super) fn is_particle(word: &str) -> bool {
     matches!(
         word,
-        "up" | "out" | "off" | "away" | "back" | "down" | "round"
+        "up" | "out" | "off" | "away" | "back" | "down" | "round" | "along"
     )
 }
 

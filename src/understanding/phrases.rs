@@ -1002,6 +1002,10 @@ mod tests {
         // Seen in a live jobs interview: a question quoted "listen to her going".
         let l = labels("I can listen to her going on about her day.");
         assert!(l.iter().any(|l| l == "listen to her going on"), "{l:?}");
+        // "along" stays with its verb, also after "instead of just" (`analyze` had a code
+        // "nodding").
+        let l = labels("I can listen to her instead of just nodding along.");
+        assert!(l.iter().any(|l| l == "nodding along"), "{l:?}");
         // Going on a trip is still a place to go.
         let p = srl::analyze("We're going on holiday in May.");
         assert!(

@@ -296,9 +296,12 @@ impl Ctx<'_> {
         }
         // "instead of collapsing on the sofa": a gerund after a preposition with a phrase of
         // its own after it, as for known verbs ("charge you for overstaying," stays a noun).
-        let after_preposition = self.prev().is_some_and(|p| self.tag_at(p) == Tag::Prep);
+        let after_preposition = self
+            .prev_skipping(|t| t == Tag::Adv)
+            .is_some_and(|p| self.tag_at(p) == Tag::Prep);
+        let next = self.next_norm();
         let own_phrase =
-            words::is_preposition(self.next_norm()) || words::is_determiner(self.next_norm());
+            words::is_preposition(next) || words::is_determiner(next) || words::is_particle(next);
         if after_preposition
             && own_phrase
             && w.ends_with("ing")

@@ -285,29 +285,8 @@ pub fn check_small_model_question(
     {
         return Err(RelevanceProblem::NotAddressed);
     }
-    // "Are you just askin' about …": the narration read with its dropped "g" restored and
-    // the adverbs that may come between "are you" and its verb left out.
-    let plain_speech: String = lower
-        .split_whitespace()
-        .filter(|w| !LINKING_ADVERBS.contains(w))
-        .map(|w| match w.strip_suffix("in'") {
-            Some(stem) if stem.len() > 2 => format!("{stem}ing"),
-            _ => w.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    if let Some(phrase) = NARRATION
-        .iter()
-        .find(|p| contains_phrase(&lower, p) || contains_phrase(&plain_speech, p))
-    {
-        return Err(RelevanceProblem::Narration {
-            phrase: (*phrase).to_owned(),
-        });
-    }
-    if let Some(opening) = LEADING.iter().find(|o| lower.trim_start().starts_with(*o)) {
-        return Err(RelevanceProblem::Leading {
-            opening: (*opening).to_owned(),
-        });
+    if let Some(problem) = talk_about_the_interview(&lower) {
+        return Err(problem);
     }
     // Also with an adverb between ("Are you just ask about …?", seen in a tmux run).
     let plain = words.windows(3).find_map(|w| match w {
@@ -347,6 +326,9 @@ pub fn check_small_model_question(
     if let Some(words) = broken_form(&lower, &words) {
         return Err(RelevanceProblem::Broken { words });
     }
+    if let Some(words) = condition_without_question(&lower) {
+        return Err(RelevanceProblem::Broken { words });
+    }
     if let Some(words) = spliced(&lower, &words) {
         return Err(RelevanceProblem::Spliced { words });
     }
@@ -383,6 +365,67 @@ pub fn check_small_model_question(
         Err(RelevanceProblem::OnlyTheTopic)
     }
 }
+
+/// Narration of the interview ("the person's response", also spoken loosely: "Are you just
+/// askin' about …", with its dropped "g" restored and the adverbs that may come between "are
+/// you" and its verb left out) or a request to confirm ("Are you sure that …").
+fn talk_about_the_interview(lower: &str) -> Option<RelevanceProblem> {
+    let plain_speech: String = lower
+        .split_whitespace()
+        .filter(|w| !LINKING_ADVERBS.contains(w))
+        .map(|w| match w.strip_suffix("in'") {
+            Some(stem) if stem.len() > 2 => format!("{stem}ing"),
+            _ => w.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(phrase) = NARRATION
+        .iter()
+        .find(|p| contains_phrase(lower, p) || contains_phrase(&plain_speech, p))
+    {
+        return Some(RelevanceProblem::Narration {
+            phrase: (*phrase).to_owned(),
+        });
+    }
+    LEADING
+        .iter()
+        .find(|o| lower.trim_start().starts_with(*o))
+        .map(|opening| RelevanceProblem::Leading {
+            opening: (*opening).to_owned(),
+        })
+}
+
+/// "If you are trying to achieve something that is not just about coffee, butaboutllying?"
+/// (seen in a live jobs interview): a question that opens on a condition ("If …", "When …,")
+/// must ask something after it. The words after the condition's comma, when they open with no
+/// question word or auxiliary (an "and" or "so" before one is fine), are returned. "When did
+/// it last happen?" asks from its first word and is left alone.
+fn condition_without_question(lower: &str) -> Option<String> {
+    let mut words = lower.split_whitespace();
+    let first = words.next()?;
+    let second = words.next().unwrap_or_default();
+    if !matches!(
+        first,
+        "if" | "when" | "once" | "after" | "before" | "whenever"
+    ) || ASKING.contains(&second)
+    {
+        return None;
+    }
+    let (_, rest) = lower.split_once(',')?;
+    let asks = rest
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .find(|w| !matches!(*w, "and" | "so" | "then" | "but" | ""))
+        .is_some_and(|w| ASKING.contains(&w));
+    (!asks).then(|| rest.trim().to_owned())
+}
+
+/// Words that open a question: question words and auxiliaries.
+const ASKING: &[&str] = &[
+    "what", "how", "why", "who", "whom", "whose", "where", "when", "which", "would", "could",
+    "can", "do", "does", "did", "is", "are", "was", "were", "will", "have", "has", "had", "should",
+    "might", "may", "tell", "walk", "describe", "in",
+];
 
 /// Whether a content word of the question other than the topic's own words is also in the
 /// answer (`said`) or in a concept's label (`about` less the topic). True without a topic.
@@ -609,17 +652,6 @@ mod tests {
                  the bun\"?",
                 |p| matches!(p, RelevanceProblem::Misquoted { .. }),
             ),
-            (
-                "Are you sure that \"latte\" had been done well?",
-                |p| matches!(p, RelevanceProblem::Leading { opening } if opening == "are you sure"),
-            ),
-            (
-                "Are you just askin' about \"froths well\" when it comes to your own life?",
-                |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "are you asking"),
-            ),
-            ("Don't you think oat milk froths well in your latte?", |p| {
-                matches!(p, RelevanceProblem::Leading { .. })
-            }),
             ("What would you make a sandwich with at home?", |p| {
                 matches!(p, RelevanceProblem::OffTopic)
             }),
@@ -787,6 +819,33 @@ mod tests {
     }
 
     #[test]
+    fn questions_a_researcher_would_not_ask_fail() {
+        // Seen in a live jobs interview on the embedded model.
+        let cases: &[(&str, Expected)] = &[
+            (
+                "Are you sure that \"latte\" had been done well?",
+                |p| matches!(p, RelevanceProblem::Leading { opening } if opening == "are you sure"),
+            ),
+            (
+                "Are you just askin' about \"froths well\" when it comes to your own life?",
+                |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "are you asking"),
+            ),
+            (
+                "If you are trying to achieve something that is not just about oat milk, \
+                 butaboutllying?",
+                |p| matches!(p, RelevanceProblem::Broken { words } if words == "butaboutllying?"),
+            ),
+            ("Don't you think oat milk froths well in your latte?", |p| {
+                matches!(p, RelevanceProblem::Leading { .. })
+            }),
+        ];
+        for (question, expected) in cases {
+            let problem = check_small_model_question(question, ANCHORS).unwrap_err();
+            assert!(expected(&problem), "{question}: {problem:?}");
+        }
+    }
+
+    #[test]
     fn questions_on_the_interview_pass() {
         for question in [
             "Why does the way it froths matter to you in the morning?",
@@ -803,6 +862,9 @@ mod tests {
             "Are you still switching your latte to oat milk?",
             "What do you mix your oat milk latte with?",
             "Is there anything about your latte you would change the oat milk for?",
+            "If your latte froths well, what does that make possible for you?",
+            "When did your latte last froth well, and what exactly did you do?",
+            "If your oat milk stopped frothing, could you walk me through what you would do?",
         ] {
             assert_eq!(
                 check_small_model_question(question, ANCHORS),

@@ -189,7 +189,7 @@ impl Ctx<'_> {
                 Tag::Noun
             }
             _ if words::is_fixed_compound(w, self.next_norm()) => Tag::Adj,
-            "one" if self.one().is_some() => self.one().unwrap_or(Tag::Noun),
+            "one" => self.one(),
             // "I'd done right by her": how it was done, not a description.
             "right" | "wrong"
                 if self.next_norm() == "by"
@@ -292,17 +292,17 @@ impl Ctx<'_> {
 
     /// "one" where its neighbours decide: the head of a noun group ("one of those blokes",
     /// "the big one", "the barista one") or a count after a preposition ("home in one piece",
-    /// "for one night"; "at one point" is a time of the story). `None` leaves it a pronoun.
-    fn one(&self) -> Option<Tag> {
+    /// "for one night"; "at one point" is a time of the story), or else the pronoun it often is.
+    fn one(&self) -> Tag {
         let prev = self.prev().map(|p| self.tag_at(p));
         if self.next_norm() == "of" {
-            Some(Tag::Noun)
+            Tag::Noun
         } else if prev == Some(Tag::Prep) && self.next_is_nominal() && self.next_norm() != "point" {
-            Some(Tag::Num)
+            Tag::Num
         } else if matches!(prev, Some(Tag::Det | Tag::Adj)) || self.one_after_modifier_noun() {
-            Some(Tag::Noun)
+            Tag::Noun
         } else {
-            None
+            Tag::Pron
         }
     }
 
@@ -337,8 +337,7 @@ impl Ctx<'_> {
             lexicon::verb(w).is_some_and(|r| r.form == Form::Base) && !words::is_place_noun(w)
         };
         // "awake enough to actually help": an adverb may split the infinitive.
-        let split =
-            (words::is_adverb(next) || next.ends_with("ly")) && base(self.norm_at(self.i + 2));
+        let split = words::looks_adverbial(next) && base(self.norm_at(self.i + 2));
         let base_verb = base(next) || split;
         let after_catenative = self
             .prev_skipping(|t| t == Tag::Adv)
@@ -370,8 +369,7 @@ impl Ctx<'_> {
         });
         let next = self.next_norm();
         // "something that actually woke me up": an adverb may come before the clause's verb.
-        let adverb = |w: &str| words::is_adverb(w) || (w.ends_with("ly") && w.len() > 4);
-        let verb_at = if adverb(next) {
+        let verb_at = if words::looks_adverbial(next) {
             self.norm_at(self.i + 2)
         } else {
             next

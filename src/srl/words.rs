@@ -212,6 +212,11 @@ const ADVERB: &str = "\
     afterward consequently nevertheless nonetheless first finally eventually";
 
 /// Adverbs the tagger knows by name (manner adverbs are recognised by "-ly").
+/// An adverb the tagger knows, or a word that looks like one ("actually", "properly").
+pub(super) fn looks_adverbial(word: &str) -> bool {
+    is_adverb(word) || (word.len() > 4 && word.ends_with("ly"))
+}
+
 pub(super) fn is_adverb(word: &str) -> bool {
     is_time_adverb(word) || is_place_adverb(word) || listed(ADVERB, word)
 }

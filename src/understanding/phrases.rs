@@ -247,14 +247,13 @@ fn against_what_was_tried(analysis: &SrlAnalysis, list: &mut [Phrase]) {
             f.lemma == "try" && span.start <= f.predicate.start && f.predicate.end <= span.end
         })
     };
-    for relation in analysis
-        .discourse_relations
-        .iter()
-        .filter(|r| r.kind == RelationKind::Contrast && tried(&r.arg1))
-    {
-        let but = relation.marker.text.trim().eq_ignore_ascii_case("but");
+    for relation in analysis.discourse_relations.iter().filter(|r| {
+        r.kind == RelationKind::Contrast
+            && r.marker.text.trim().eq_ignore_ascii_case("but")
+            && tried(&r.arg1)
+    }) {
         for p in list.iter_mut().filter(|p| {
-            but && p.affect == 0 && relation.arg2.start <= p.start && p.end <= relation.arg2.end
+            p.affect == 0 && relation.arg2.start <= p.start && p.end <= relation.arg2.end
         }) {
             p.affect = -1;
         }
@@ -336,11 +335,7 @@ impl Raised {
 /// is"). Anything else ("not feeling left out | when everyone orders") means the next verb
 /// belongs to another clause, which the denial does not reach.
 fn opens_complement(gap: &str) -> bool {
-    let first = gap
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .find(|w| !w.is_empty())
-        .map(str::to_lowercase);
-    first.is_none_or(|w| {
+    first_word(gap).is_none_or(|w| {
         matches!(
             w.as_str(),
             "like"
@@ -373,14 +368,15 @@ fn opens_complement(gap: &str) -> bool {
 /// The words between "don't want" and the next verb name whose act it is: "my kids to",
 /// "our son to", not "to".
 fn names_someone_else(gap: &str) -> bool {
+    first_word(gap)
+        .is_some_and(|w| matches!(w.as_str(), "my" | "our" | "your" | "his" | "her" | "their"))
+}
+
+/// The first word of `gap`, lower case.
+fn first_word(gap: &str) -> Option<String> {
     gap.split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .find(|w| !w.is_empty())
-        .is_some_and(|w| {
-            matches!(
-                w.to_lowercase().as_str(),
-                "my" | "our" | "your" | "his" | "her" | "their"
-            )
-        })
+        .map(str::to_lowercase)
 }
 
 /// Most bytes between such a verb and the verb of its clause ("feel like I'm missing").

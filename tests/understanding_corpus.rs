@@ -108,6 +108,13 @@ fn development_round6() -> Corpus {
     load("tests/corpus/development_round6.yaml")
 }
 
+/// The seventh development round, written from the ontologies and the sixth round's
+/// conventions by someone who never saw the rules or the held-out corpus; scored before the
+/// rules were changed for it (README "Offline understanding"), then tuned on.
+fn development_round7() -> Corpus {
+    load("tests/corpus/development_round7.yaml")
+}
+
 /// The held-out corpus, written apart from the rules by someone who never saw them; never
 /// used to tune them.
 fn heldout() -> Corpus {
@@ -481,6 +488,15 @@ fn offline_extraction_on_the_sixth_development_round() {
     DEV6_FLOORS.check(&all, type_accuracy, &line);
 }
 
+/// The seventh development round, scored and reported apart.
+#[test]
+fn offline_extraction_on_the_seventh_development_round() {
+    let corpus = development_round7();
+    let (all, type_accuracy) = scored(&corpus, "development round 7");
+    let line = all.line("offline, development round 7");
+    DEV7_FLOORS.check(&all, type_accuracy, &line);
+}
+
 /// The held-out corpus, scored the same way and reported apart: the rules were never tuned on
 /// it, so these are the figures to expect on the next respondent.
 #[test]
@@ -584,6 +600,16 @@ const DEV6_FLOORS: Floors = Floors {
     type_accuracy: 0.46,
     link_recall: 0.07,
     link_precision: 0.15,
+};
+
+/// Scored before any rule was changed for it: concepts 0.76 / 0.48, types 0.46, links
+/// 0.08 / 0.17 (README "Offline understanding").
+const DEV7_FLOORS: Floors = Floors {
+    concept_recall: 0.72,
+    concept_precision: 0.44,
+    type_accuracy: 0.42,
+    link_recall: 0.06,
+    link_precision: 0.14,
 };
 
 /// The link-recall floor was 0.08 (11 links of 126 found) until the fifth round's parsing fixes,

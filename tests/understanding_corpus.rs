@@ -593,34 +593,37 @@ const DEV5_FLOORS: Floors = Floors {
 };
 
 /// Scored before any rule was changed for it: concepts 0.81 / 0.46, types 0.46, links
-/// 0.08 / 0.17 (README "Offline understanding").
+/// 0.08 / 0.17 (README "Offline understanding"); links 0.15 / 0.25 since every higher rung
+/// answers a ladder's probe.
 const DEV6_FLOORS: Floors = Floors {
     concept_recall: 0.77,
     concept_precision: 0.43,
     type_accuracy: 0.46,
-    link_recall: 0.07,
-    link_precision: 0.15,
+    link_recall: 0.12,
+    link_precision: 0.21,
 };
 
 /// Scored before any rule was changed for it: concepts 0.76 / 0.48, types 0.46, links
-/// 0.08 / 0.17 (README "Offline understanding").
+/// 0.08 / 0.17 (README "Offline understanding"); links 0.13 / 0.21 since every higher rung
+/// answers a ladder's probe.
 const DEV7_FLOORS: Floors = Floors {
     concept_recall: 0.72,
     concept_precision: 0.44,
     type_accuracy: 0.42,
-    link_recall: 0.06,
-    link_precision: 0.14,
+    link_recall: 0.11,
+    link_precision: 0.18,
 };
 
 /// The link-recall floor was 0.08 (11 links of 126 found) until the fifth round's parsing fixes,
 /// which cost one held-out link (10 of 126) while the development rounds held or gained. The
 /// rules were kept on their development merits, not chosen by which one lost it (that would
-/// tune on this corpus), and the floor moved down: the README reports the loss.
+/// tune on this corpus), and the floor moved down: the README reports the loss. Since every
+/// higher rung answers a ladder's probe (chosen on rounds 6 and 7), 14 of 126 are found.
 const HELDOUT_FLOORS: Floors = Floors {
     concept_recall: 0.77,
     concept_precision: 0.48,
     type_accuracy: 0.57,
-    link_recall: 0.07,
+    link_recall: 0.09,
     link_precision: 0.13,
 };
 

@@ -65,6 +65,9 @@ pub(super) struct Cue {
     first_sentence: bool,
     /// The tense of the phrase's clause, when a verb marks one.
     tense: Option<Tense>,
+    /// The tense of a verb right after the phrase, of which it is the subject ("my own father
+    /// | was there").
+    tense_after: Option<Tense>,
     /// How the phrase's sentence opens.
     opening: Opening,
     telling: Telling,
@@ -346,6 +349,7 @@ impl Cue {
         let last = words.last().map_or(0, |w| w.sentence);
         let clause: Vec<&TaggedWord> = lead.iter().chain(&inside).copied().collect();
         let tense = clause_tense(&clause, lead.len());
+        let tense_after = tense_after(words, sentence, end);
         Self {
             lead: lead.iter().map(|w| w.norm.clone()).collect(),
             words: inside.iter().map(|w| w.norm.clone()).collect(),
@@ -362,6 +366,7 @@ impl Cue {
             last_sentence: sentence == last,
             first_sentence: sentence == words.first().map_or(0, |w| w.sentence),
             tense,
+            tense_after,
             opening: Opening::of(words, sentence),
             telling: Telling {
                 narrated,
@@ -369,6 +374,13 @@ impl Cue {
             },
             marks: Marks::read(&lead, &inside, people_before(words, start)),
         }
+    }
+
+    /// The phrase's clause tells what was, not how things are: its tense is past and its
+    /// sentence does not open on how things are since ("My own father was physically there",
+    /// not "Now I'm back in my book group").
+    pub(super) fn told_in_past(&self) -> bool {
+        self.tense.or(self.tense_after) == Some(Tense::Past) && !self.opening.since
     }
 
     /// The phrase has a verb.
@@ -559,6 +571,22 @@ fn opens_on_worst(opening: &[&str]) -> bool {
         [] => false,
     }
 }
+
+/// The tense of a verb within [`SUBJECT_VERB_REACH`] words after byte `end` in sentence
+/// `sentence`, in the phrase's clause: the verb the phrase is the subject of.
+fn tense_after(words: &[TaggedWord], sentence: usize, end: usize) -> Option<Tense> {
+    words
+        .iter()
+        .filter(|w| w.start >= end && w.sentence == sentence)
+        .take(SUBJECT_VERB_REACH)
+        .take_while(|w| !w.clause_break)
+        .find(|w| matches!(w.class, WordClass::Verb | WordClass::Auxiliary))
+        .and_then(|w| srl::tense_of(&w.norm))
+}
+
+/// Most words after a phrase to its verb, when the phrase is the verb's subject ("my own father
+/// | was", "the kids | had").
+const SUBJECT_VERB_REACH: usize = 2;
 
 /// The tense of a clause (`clause[..phrase_at]` is the lead before the phrase): the phrase's
 /// first verb that marks one, else the lead's nearest. A past form after "have" is a perfect

@@ -423,24 +423,49 @@ const WITHOUT_CUES: [&str; 7] = [
 /// something happened ("Why do you think the wrong strength got through?") gives causes and
 /// what came of them, each of them about the probed event: every concept of the answer's top
 /// rungs (attributions, outcomes, lessons) is linked to it.
+///
+/// On a ladder, the reasons given for why a rung matters are every higher rung the answer
+/// names ("My lower back doesn't ache by three anymore … I've got energy left for the
+/// evening"), except what it tells in the past: the backstory that explains the answer
+/// ("Sitting all day is what wrecked my back", "My own father was physically there") is not
+/// what the probed concept leads to.
 fn probe_links(
     input: &OfflineInput<'_>,
     asked: &Asked<'_, '_>,
     nodes: &[Node<'_>],
     finals: &[(String, String)],
 ) -> Vec<ExtractedRelationship> {
-    let first = probe_link(input, asked, nodes, finals);
+    let ladder = asked.reason && asked.concept.is_some() && climbs(input.methodology);
+    let backstory: Vec<bool> = if ladder {
+        let words = srl::tag_words(input.answer);
+        let narrated = cues::narrated(&words);
+        nodes
+            .iter()
+            .map(|n| Cue::read(&words, narrated, n.phrase.start, n.phrase.end).told_in_past())
+            .collect()
+    } else {
+        vec![false; nodes.len()]
+    };
+    let first = probe_link(input, asked, nodes, finals, &backstory);
     let mut out: Vec<ExtractedRelationship> = first.into_iter().collect();
-    if !asked.why_it_happened {
-        return out;
-    }
     let Some(known) = asked.concept else {
         return out;
     };
     let (_, top) = input.methodology.level_range();
-    for (n, (label, _)) in nodes.iter().zip(finals) {
+    let known_level = input
+        .methodology
+        .node_type(known.node_type)
+        .map_or(top, |t| t.level);
+    let answers = |n: &Node<'_>, told_before: bool| {
+        if asked.why_it_happened {
+            n.level + 1 >= top
+        } else {
+            ladder && n.level > known_level && !told_before
+        }
+    };
+    for ((n, (label, _)), told_before) in nodes.iter().zip(finals).zip(&backstory) {
         let taken = out.iter().any(|r| norm(&r.target) == norm(label));
-        if taken || n.level + 1 < top || norm(label) == norm(known.label) {
+        if taken || !answers(n, *told_before) || norm(label) == norm(known.label) {
             continue;
         }
         if let Some(edge) = links::reason_edge(input.methodology, known.node_type, n.type_name) {
@@ -455,12 +480,14 @@ fn probe_links(
     out
 }
 
-/// The first link of [`probe_links`].
+/// The first link of [`probe_links`]; `backstory` marks the nodes told in the past on a
+/// ladder, which answer no probe.
 fn probe_link(
     input: &OfflineInput<'_>,
     asked: &Asked<'_, '_>,
     nodes: &[Node<'_>],
     finals: &[(String, String)],
+    backstory: &[bool],
 ) -> Option<ExtractedRelationship> {
     let reason = asked.reason;
     if !reason && !asked.sequence {
@@ -472,8 +499,11 @@ fn probe_link(
         nodes
             .iter()
             .zip(finals)
-            .filter(|(n, (label, _))| rung(n.level) && norm(label) != norm(known.label))
-            .find_map(|(n, (label, _))| {
+            .zip(backstory)
+            .filter(|((n, (label, _)), told_before)| {
+                rung(n.level) && norm(label) != norm(known.label) && !**told_before
+            })
+            .find_map(|((n, (label, _)), _)| {
                 let edge = if reason {
                     links::reason_edge(input.methodology, known.node_type, n.type_name)?
                 } else {

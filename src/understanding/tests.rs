@@ -634,6 +634,58 @@ fn a_probe_links_to_a_reason_on_the_same_rung_and_is_found_in_the_respondents_wo
 }
 
 #[test]
+fn on_a_ladder_every_higher_rung_answers_the_probe_but_the_backstory_does_not() {
+    // Development round 7: asked why a rung matters, respondents told what had gone wrong
+    // before, then named what it brings now; the researcher linked the probed concept to each
+    // of those, never to the backstory.
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("own father", "psychosocial_consequence"),
+            ("mess by fifty", "psychosocial_consequence"),
+            ("back not ache", "functional_consequence"),
+            ("energy left for the evening", "psychosocial_consequence"),
+        ],
+    );
+    let known = [KnownConcept {
+        label: "got a motor",
+        node_type: "attribute",
+    }];
+    let answer = "My own father was a mess by fifty. Now my back doesn't ache by three, \
+        and I've got energy left for the evening.";
+    let question = "You said it's got a motor. Why does that matter to you?";
+    let e = extract(
+        &m,
+        &embedder,
+        question,
+        answer,
+        &focused_on(&known, "standing desk"),
+    );
+    assert_quotes_are_substrings(answer, &e);
+    let from_probe: Vec<&str> = e
+        .relationships
+        .iter()
+        .filter(|r| r.source == "got a motor")
+        .map(|r| r.target.as_str())
+        .collect();
+    assert!(
+        from_probe.iter().any(|t| t.contains("back not ache")),
+        "{e:?}"
+    );
+    assert!(
+        from_probe.iter().any(|t| t.contains("energy left")),
+        "{e:?}"
+    );
+    assert!(
+        !from_probe
+            .iter()
+            .any(|t| t.contains("father") || t.contains("mess")),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn an_answer_that_turns_to_another_subject_is_no_reason_for_the_probed_concept() {
     // Seen on the shipped oat milk answers: "It's also better for the climate" after a probe
     // about being patient linked the two and typed the climate a terminal value.

@@ -241,7 +241,7 @@ const POSITIVE_AFFECT_VERBS: &str = "please delight excite thrill cheer reassure
     calm relax relieve";
 
 /// Fixed phrases of talk that carry no content ("to be honest", "thank god", "full stop").
-pub(super) const FILLER_PHRASES: [&str; 18] = [
+pub(super) const FILLER_PHRASES: [&str; 22] = [
     "to be honest",
     "of course",
     "step by step",
@@ -260,6 +260,10 @@ pub(super) const FILLER_PHRASES: [&str; 18] = [
     "bless her",
     "bless them",
     "bless 'em",
+    "not gonna lie",
+    "that 's the word",
+    "the right word",
+    "a better word",
 ];
 
 fn listed(list: &str, word: &str) -> bool {

@@ -1293,12 +1293,16 @@ mod tests {
                 "lost the whole deposit",
             ),
             ("I don't eat meat now, full stop.", "eat meat"),
+            // Round 7: "that's the word" came out as a value, "not gonna lie" as talk kept.
+            ("No regrets, I guess, that's the word.", "regrets"),
+            ("My back was just shot, not gonna lie.", "back"),
         ] {
             let l = labels(answer);
             assert!(l.iter().any(|l| l.contains(concept)), "{answer}: {l:?}");
             assert!(
-                !l.iter()
-                    .any(|l| ["thank", "lie", "full stop"].iter().any(|f| l.contains(f))),
+                !l.iter().any(|l| ["thank", "lie", "full stop", "word"]
+                    .iter()
+                    .any(|f| l.contains(f))),
                 "{answer}: {l:?}"
             );
         }

@@ -43,15 +43,52 @@ pub struct Report {
     about_negative: usize,
     /// Of those, the ones that presume the respondent values it.
     presumed: Vec<String>,
-    /// Questions with no focus from a topic strategy, after an answer that added concepts.
+    /// Questions with no focus from a topic strategy, after an answer that added a concept of
+    /// the ground (or the rung above it) in the respondent's words.
     widening: usize,
     /// Of those, the ones that say back words of that answer in quotes.
     acknowledging: Vec<String>,
+    /// Widening questions after an answer that added only concepts two or more rungs above
+    /// the ground that quote something: they would say back a value before asking for more
+    /// of the ground.
+    quoting_a_higher_rung: Vec<String>,
+    /// Widening questions after an answer that added only higher rungs.
+    widening_after_higher: usize,
     /// `turn: focus ← added` lines for the failure message.
     trace: Vec<String>,
 }
 
 impl Report {
+    /// Tallies a question that widens the interview (no focus, a topic strategy) after an
+    /// answer that added `added` (id, label, type): whether it says back words of `answer`
+    /// where a concept of the `ground` types was said in its label's words, and whether it
+    /// quotes anything where only higher rungs were added.
+    fn note_widening(
+        &mut self,
+        question: &str,
+        answer: &str,
+        added: &[(String, String, String)],
+        ground: &BTreeSet<String>,
+    ) {
+        let grounded = added.iter().any(|(_, _, ty)| ground.contains(ty));
+        let quotable = added
+            .iter()
+            .any(|(_, l, ty)| ground.contains(ty) && answer.contains(l.as_str()));
+        if !added.is_empty() && !grounded {
+            self.widening_after_higher += 1;
+            if question.contains('"') {
+                self.quoting_a_higher_rung.push(question.to_owned());
+            }
+        }
+        if quotable {
+            self.widening += 1;
+            let quoted = question.split('"').nth(1).map(str::to_lowercase);
+            if quoted.is_some_and(|q| !q.is_empty() && answer.contains(&q)) {
+                self.acknowledging.push(question.to_owned());
+            }
+        }
+    }
+
     fn line(&self) -> String {
         format!(
             "{}: {} of {} answers run; {}/{} node-bound questions after a new rung follow it; \
@@ -86,6 +123,18 @@ fn methodology_of(concept: &str) -> interviewer::config::Methodology {
 }
 
 /// Terminal node types of the concept's methodology.
+/// Node types of the concept's methodology on its lowest rung or the one above it: what a
+/// question that widens the interview may say back.
+fn ground_types(concept: &str) -> BTreeSet<String> {
+    let nodes = methodology_of(concept).ontology.nodes;
+    let ground = nodes.iter().map(|n| n.level).min().unwrap_or(0);
+    nodes
+        .iter()
+        .filter(|n| n.level < ground + 2)
+        .map(|n| n.name.clone())
+        .collect()
+}
+
 pub fn terminal_types(concept: &str) -> BTreeSet<String> {
     methodology_of(concept)
         .ontology
@@ -118,6 +167,7 @@ pub fn interview(db: &Path, concept: &str, answers: &Path, extra: &[&str]) -> Ve
 pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Report {
     let terminal = terminal_types(concept);
     let topical = topic_strategies(concept);
+    let ground = ground_types(concept);
     let said: Vec<String> = answers_of(answers)
         .iter()
         .map(|a| a.to_lowercase())
@@ -178,17 +228,13 @@ pub fn measure(name: &str, concept: &str, answers: &Path, turns: &[Value]) -> Re
             }
         }
         let strategy = t["strategy_selected"].as_str().unwrap_or_default();
-        if focus.is_none() && topical.contains(strategy) && !added.is_empty() {
-            report.widening += 1;
-            let answer = usize::try_from(t["turn_number"].as_u64().unwrap())
-                .ok()
-                .and_then(|n| said.get(n.wrapping_sub(1)))
-                .cloned()
-                .unwrap_or_default();
-            let quoted = question.split('"').nth(1).map(str::to_lowercase);
-            if quoted.is_some_and(|q| !q.is_empty() && answer.contains(&q)) {
-                report.acknowledging.push(question.clone());
-            }
+        let answer = usize::try_from(t["turn_number"].as_u64().unwrap())
+            .ok()
+            .and_then(|n| said.get(n.wrapping_sub(1)))
+            .cloned()
+            .unwrap_or_default();
+        if focus.is_none() && topical.contains(strategy) {
+            report.note_widening(&question, &answer, &added, &ground);
         }
         let rung = added.iter().any(|(_, _, ty)| !terminal.contains(ty));
         let mut mark = "";
@@ -225,8 +271,9 @@ fn topic_strategies(concept: &str) -> BTreeSet<String> {
 }
 
 /// With templates, every question that widens the interview after an answer that added
-/// concepts says back, in quotes, words of that answer ("You mentioned "froths well". What
-/// else …?"), and there is at least one such question, so the check is not empty.
+/// concepts of the ground (or the rung above it) says back, in quotes, words of that answer
+/// ("You mentioned "froths well". What else …?"), and there is at least one such question,
+/// so the check is not empty; after an answer that added only higher rungs it quotes nothing.
 #[allow(
     dead_code,
     reason = "the local_llm binary shares this module and does not check template phrasings"
@@ -245,6 +292,16 @@ pub fn check_widening_acknowledges(reports: &[Report]) {
         "no widening question after a substantive answer"
     );
     assert_eq!(acknowledging, widening, "{reports:#?}");
+    let higher: Vec<&String> = reports
+        .iter()
+        .flat_map(|r| &r.quoting_a_higher_rung)
+        .collect();
+    let after_higher: usize = reports.iter().map(|r| r.widening_after_higher).sum();
+    println!(
+        "{} of {after_higher} widening question(s) after an answer of higher rungs quote it",
+        higher.len()
+    );
+    assert!(higher.is_empty(), "{higher:#?}");
 }
 
 /// Phrasings that presume the focus is something the respondent values.

@@ -165,9 +165,19 @@ fn echo_of(focus: &Focus, turn: u32, answer: &str, ports: &Ports<'_>) -> Option<
 /// ties, in its label where the respondent said the label, else in the words it was
 /// extracted from. A topic question asks for more of the ground the ladder starts
 /// from, so it acknowledges a concept of that ground ("You mentioned "froths well". What else
-/// do you notice …?"), not the value the answer ended on.
+/// do you notice …?"), not the value the answer ended on; an answer that added nothing within
+/// [`ECHO_RUNGS`] of the ground is not quoted at all (a tmux run asked 'You mentioned
+/// "listened to at home". What else do you notice about oat milk …?' after an answer about
+/// family).
 fn raised_by(turn: u32, answer: &str, ports: &Ports<'_>) -> Option<String> {
     let levels = &ports.spec.methodology;
+    let ground = levels
+        .ontology
+        .nodes
+        .iter()
+        .map(|t| t.level)
+        .min()
+        .unwrap_or(0);
     ports
         .data
         .live_nodes()
@@ -181,11 +191,15 @@ fn raised_by(turn: u32, answer: &str, ports: &Ports<'_>) -> Option<String> {
                     .flatten()
             })?;
             let level = levels.node_type(&n.node_type).map_or(u32::MAX, |t| t.level);
-            Some(((level, at), quote))
+            (level < ground.saturating_add(ECHO_RUNGS)).then_some(((level, at), quote))
         })
         .min_by_key(|(key, _)| *key)
         .map(|(_, quote)| quote)
 }
+
+/// Rungs above the ontology's lowest whose concepts a topic question may say back: the ground
+/// and the one above it (an attribute and what it does, a scene and the job done in it).
+const ECHO_RUNGS: u32 = 2;
 
 /// Most words of an extracted span said back in a question.
 const MAX_ECHO_WORDS: usize = 6;

@@ -342,7 +342,7 @@ pub fn check_small_model_question(
     let said: Vec<String> = anchors.said.iter().map(|a| a.to_lowercase()).collect();
     if let Some(quote) = quotes(&lower)
         .into_iter()
-        .find(|q| !about.iter().chain(&said).any(|a| a.contains(q.as_str())))
+        .find(|q| cut_short(q) || !about.iter().chain(&said).any(|a| contains_phrase(a, q)))
     {
         return Err(RelevanceProblem::Misquoted { quote });
     }
@@ -573,6 +573,21 @@ fn first_person(lower: &str) -> Option<String> {
     None
 }
 
+/// Words a quoted phrase never ends on: one that does was cut from a longer label or answer
+/// ("being the kind of parent I want to", from "… I want to be").
+const QUOTE_DANGLING: &[&str] = &[
+    "to", "of", "the", "a", "an", "and", "or", "but", "my", "your", "our", "their", "his", "her",
+    "its", "with", "for", "from", "in", "at", "on", "by", "than", "that", "which", "who",
+    "because", "if", "when",
+];
+
+/// Whether a quote stops on a word that needs what was cut after it.
+fn cut_short(quote: &str) -> bool {
+    words_of(quote)
+        .last()
+        .is_some_and(|w| QUOTE_DANGLING.contains(&w.as_str()))
+}
+
 /// The phrases between double quotes (straight or curly), trimmed, without empty ones.
 fn quotes(lower: &str) -> Vec<String> {
     lower
@@ -633,6 +648,36 @@ mod tests {
     };
 
     type Expected = fn(&RelevanceProblem) -> bool;
+
+    #[test]
+    fn a_quote_is_a_whole_phrase_of_a_label_or_of_the_answer() {
+        let about = ["oat milk", "being the kind of parent I want to be"];
+        let said = ["When I'm calm I'm more patient, and that's the kind of parent I want to be."];
+        let anchors = Anchors {
+            said: &said,
+            about: &about,
+            topic: "oat milk",
+        };
+        let check = |q: &str| check_small_model_question(q, anchors);
+        // A tmux run on the local model: the label quoted without its last word.
+        let cut = check("Why is \"being the kind of parent I want to\" important to you?");
+        assert!(
+            matches!(&cut, Err(RelevanceProblem::Misquoted { quote })
+                if quote == "being the kind of parent i want to"),
+            "{cut:?}"
+        );
+        // Part of a word is no quote of it.
+        let part = check("Why does \"ore patient\" matter to you?");
+        assert!(
+            matches!(&part, Err(RelevanceProblem::Misquoted { quote }) if quote == "ore patient"),
+            "{part:?}"
+        );
+        assert_eq!(
+            check("Why is \"being the kind of parent I want to be\" important to you?"),
+            Ok(())
+        );
+        assert_eq!(check("What does being \"more patient\" give you?"), Ok(()));
+    }
 
     #[test]
     fn questions_of_the_embedded_model_that_made_no_sense_fail() {

@@ -669,6 +669,23 @@ mod tests {
     }
 
     #[test]
+    fn a_clause_whose_verb_stands_in_keeps_its_subject_and_a_relative_keeps_its_verb() {
+        // Seen in a tmux run on oat milk: "which the cheap cartons never do" was coded "cheap
+        // cartons never", and "the only one that behaves like real milk" only "behaves".
+        let l = labels("It froths properly, which the cheap cartons never do.");
+        assert!(l.contains(&"cheap cartons".to_owned()), "{l:?}");
+        assert!(!l.iter().any(|x| x.ends_with("never")), "{l:?}");
+        let l = labels("Oat is the only one that behaves like real milk in a flat white.");
+        assert!(
+            l.iter().any(|x| x.starts_with("behaves like real milk")),
+            "{l:?}"
+        );
+        // "never" before the verb stays: it is what the respondent does not do.
+        let l = labels("I never drink it cold.");
+        assert!(l.iter().any(|x| x.starts_with("never drink")), "{l:?}");
+    }
+
+    #[test]
     fn a_hedge_and_a_stock_phrase_are_no_concepts() {
         // Seen in development round 4: "not sure" was coded as a struggle and "course the
         // door creaks" kept the "course" of "of course".

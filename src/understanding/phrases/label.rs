@@ -640,6 +640,9 @@ impl Reader<'_> {
                             | WordClass::Subordinator
                     )
                     || w.norm == "not"
+                    // "which the cheap cartons never do": the subject of a clause whose verb
+                    // only stands in for one said before.
+                    || (w.norm == "never" && kept.len() >= 2)
                     // "not worrying about what": a clause cut before its verb.
                     || matches!(w.norm.as_str(), "how" | "what" | "who")
                     // "my social life now": the time of saying it, not part of the concept.

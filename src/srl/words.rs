@@ -256,7 +256,7 @@ const ADJECTIVE: &str = "\
     right real main whole own extra electric wireless environmental used overwhelmed stressed \
     lost familiar unfamiliar high low sane calm calmer relaxed confident proud independent \
     productive energetic focused organised organized capable responsible proper special \
-    homemade";
+    homemade tight tighter loose safe unsafe secure insecure";
 
 /// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
 pub(super) fn is_adjective(word: &str) -> bool {

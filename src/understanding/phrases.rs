@@ -680,6 +680,10 @@ mod tests {
             l.iter().any(|x| x.starts_with("behaves like real milk")),
             "{l:?}"
         );
+        // The same run coded the frame of a comparison, "compared with soy", as an attribute.
+        let l = labels("Compared with soy it's much less beany.");
+        assert!(l.contains(&"less beany".to_owned()), "{l:?}");
+        assert!(!l.iter().any(|x| x.contains("compared")), "{l:?}");
         // "never" before the verb stays: it is what the respondent does not do.
         let l = labels("I never drink it cold.");
         assert!(l.iter().any(|x| x.starts_with("never drink")), "{l:?}");

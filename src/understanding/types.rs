@@ -190,7 +190,7 @@ impl TypeIndex {
         match prefix {
             Some(p) if first != Some(p) && !verbal => {
                 let words = srl::tag_words(label);
-                if names_a_thing(&words) {
+                if names_a_thing(&words) || says_of_a_subject(&words) {
                     label.to_owned()
                 } else {
                     format!("{p} {}", with_article(label, &words))
@@ -271,6 +271,16 @@ fn names_a_thing(words: &[srl::TaggedWord]) -> bool {
                 || super::lexicon::is_time_word(&h.norm)
                 || h.norm == "time")
     })
+}
+
+/// The label is a subject and what is said of it, its verb dropped ("money tight", from
+/// "money was really tight"): no way of being of the respondent's, and "being money tight"
+/// is no English.
+fn says_of_a_subject(words: &[srl::TaggedWord]) -> bool {
+    matches!(words, [subject, .., said]
+        if subject.class == WordClass::Noun
+            && said.class == WordClass::Adjective
+            && !srl::is_person_word(&subject.norm))
 }
 
 /// A label that is one singular noun after its adjectives ("patient dad") with the article
@@ -385,6 +395,15 @@ mod tests {
         assert_eq!(
             index.conventional_label("instrumental_value", "not shouty mum"),
             "not being a shouty mum"
+        );
+        // Seen in a tmux run: "money was really tight" asked back as "being money tight".
+        assert_eq!(
+            index.conventional_label("instrumental_value", "money tight"),
+            "money tight"
+        );
+        assert_eq!(
+            index.conventional_label("instrumental_value", "patient dad"),
+            "being a patient dad"
         );
         assert_eq!(
             index.conventional_label("instrumental_value", "sound professional"),

@@ -288,6 +288,11 @@ impl Reader<'_> {
             if self.is_quantity_hedge(i) || self.is_kind_of_hedge(i) || self.is_filler(i) {
                 continue;
             }
+            // "Compared with soy", "unlike almond": the frame of a comparison, whose verb the
+            // phrase may hold; what it compares with is the concept.
+            if kept.is_empty() && matches!(w.norm.as_str(), "compared" | "unlike" | "versus") {
+                continue;
+            }
             if self.opens_part_of_doing(i) {
                 // "(a big) part of being a good parent": the way of being is the concept.
                 kept.clear();

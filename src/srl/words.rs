@@ -282,7 +282,8 @@ const PERSON_NOUN: &str = "\
     parent mother father friend friends team colleague colleagues mum mom dad parents boss \
     manager customer customers people everyone baby girlfriend boyfriend flatmate roommate \
     coworkers coworker guy guys bloke man woman lady girl boy sister brother nan grandma \
-    grandad grandchildren niece nephew aunt uncle cousin";
+    grandad grandchildren niece nephew aunt uncle cousin mate mates buddy pal sweetie \
+    sweetheart darling grandkids grandson granddaughter gran granny grandpa grandparents";
 
 /// Nouns for people, used to tell a beneficiary ("for my kids") from other "for" phrases.
 pub(super) fn is_person_noun(word: &str) -> bool {

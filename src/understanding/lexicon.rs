@@ -184,7 +184,8 @@ const EMPTY_WORDS: &str = "i me my mine you your we our us they them their it it
     she her this that these those there here one ones thing things stuff lot bit way kind \
     sort something anything everything nothing someone everyone people yeah yes no ok okay \
     well um uh er erm hm hmm mm mhm ah oh ha haha gosh wow ugh eh sorry like time times end \
-    whatever whichever whoever somebody anybody everybody";
+    whatever whichever whoever somebody anybody everybody ouch och aye hey yikes phew oops \
+    argh meh duh whoa jeez blimey crikey ooh";
 
 /// Words that judge or point rather than name: alone, a label made of them says how the
 /// respondent rates something ("important", "alright") or where the talk is going ("the
@@ -194,7 +195,8 @@ const EVALUATIVE_WORDS: &str = "important alright fine okay ok good great nice b
     reason point thing things matter fact question answer idea truth deal part bit problem \
     issue case sense back comes asking bits looking nightmare pointless crazy awful terrible \
     brilliant amazing ridiculous annoying obvious helpful real non-negotiable optional bonus \
-    godsend serious priority easy";
+    godsend serious priority easy silly stupid daft weird odd strange mad insane nuts bonkers \
+    ironic typical classic hilarious joke";
 
 /// Evaluative words that say how much something counts ("non-negotiable", "a bonus"), not
 /// what state it is in.

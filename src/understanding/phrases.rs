@@ -1330,6 +1330,17 @@ mod tests {
         // Read as the object across the comma.
         let l = labels("Only buy through the official resale now, full stop.");
         assert!(!l.iter().any(|l| l.contains("stop")), "{l:?}");
+        // Rounds 6 and 7: an exclamation, a comment on what was just said and a word of
+        // address were coded as attributes and consequences ("ouch", "silly", "sweetie").
+        for (answer, empty) in [
+            ("It was six hundred bucks. Ouch.", "ouch"),
+            ("Which is silly, she adores the dog.", "silly"),
+            ("I'd have said, not tonight, sweetie, I'm beat.", "sweetie"),
+            ("My buddy has the cheap one.", "buddy"),
+        ] {
+            let l = labels(answer);
+            assert!(!l.iter().any(|l| l == empty), "{answer}: {l:?}");
+        }
     }
 
     #[test]

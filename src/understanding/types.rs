@@ -372,44 +372,24 @@ mod tests {
     #[test]
     fn labels_follow_a_prefix_all_examples_share() {
         let index = TypeIndex::build(&mec(), &HashEmbedder::new(64)).unwrap();
-        assert_eq!(
-            index.conventional_label("instrumental_value", "patient with my kids"),
-            "being patient with my kids"
-        );
-        assert_eq!(
-            index.conventional_label("instrumental_value", "being responsible"),
-            "being responsible"
-        );
-        assert_eq!(index.conventional_label("attribute", "creamy"), "creamy");
-        assert_eq!(
-            index.conventional_label("instrumental_value", "patient mum"),
-            "being a patient mum"
-        );
-        // Seen in a headless run: "I've got more patience" asked back as "being a more
-        // patience".
-        assert_eq!(
-            index.conventional_label("instrumental_value", "more patience"),
-            "more patience",
-            "a thing one has is not forced into the being form"
-        );
-        assert_eq!(
-            index.conventional_label("instrumental_value", "not shouty mum"),
-            "not being a shouty mum"
-        );
-        // Seen in a tmux run: "money was really tight" asked back as "being money tight".
-        assert_eq!(
-            index.conventional_label("instrumental_value", "money tight"),
-            "money tight"
-        );
-        assert_eq!(
-            index.conventional_label("instrumental_value", "patient dad"),
-            "being a patient dad"
-        );
-        assert_eq!(
-            index.conventional_label("instrumental_value", "sound professional"),
-            "sound professional",
-            "a verb phrase is not forced into the being form"
-        );
+        let value = "instrumental_value";
+        for (node_type, label, named) in [
+            (value, "patient with my kids", "being patient with my kids"),
+            (value, "being responsible", "being responsible"),
+            ("attribute", "creamy", "creamy"),
+            (value, "patient mum", "being a patient mum"),
+            // Seen in a headless run: "I've got more patience" asked back as "being a more
+            // patience"; a thing one has is not forced into the being form.
+            (value, "more patience", "more patience"),
+            (value, "not shouty mum", "not being a shouty mum"),
+            // Seen in a tmux run: "money was really tight" asked back as "being money tight".
+            (value, "money tight", "money tight"),
+            (value, "patient dad", "being a patient dad"),
+            // A verb phrase is not forced into the being form.
+            (value, "sound professional", "sound professional"),
+        ] {
+            assert_eq!(index.conventional_label(node_type, label), named, "{label}");
+        }
     }
 
     #[test]

@@ -115,7 +115,7 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     cramps headache headaches nausea snappy snappier snapping grumpy grumpier irritable \
     impatient short-tempered moody frazzled bored boring fiddly knackered exhausted exhausting \
     drained tedious chore faff binned binning shout shouted shouting yelled yelling resentful \
-    resented shattered miserable";
+    resented shattered miserable loud loudly noisy wrecked";
 
 /// Affect words strong enough to move valence by two steps at once.
 const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \
@@ -537,6 +537,10 @@ mod tests {
         assert_eq!(affect(&["lactose", "intolerant"]), -1);
         assert_eq!(affect(&["the", "bloating"]), -1);
         assert_eq!(affect(&["no", "cramps"]), 1);
+        // A headless jobs run: "it grinds really loudly" (it wakes the baby) was asked "When
+        // "grinds loudly" goes well, what does that make possible for you?".
+        assert_eq!(affect(&["grinds", "really", "loudly"]), -1);
+        assert_eq!(affect(&["not", "noisy"]), 1);
     }
 
     #[test]

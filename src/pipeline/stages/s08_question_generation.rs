@@ -171,13 +171,7 @@ fn echo_of(focus: &Focus, turn: u32, answer: &str, ports: &Ports<'_>) -> Option<
 /// family).
 fn raised_by(turn: u32, answer: &str, ports: &Ports<'_>) -> Option<String> {
     let levels = &ports.spec.methodology;
-    let ground = levels
-        .ontology
-        .nodes
-        .iter()
-        .map(|t| t.level)
-        .min()
-        .unwrap_or(0);
+    let (ground, _) = levels.level_range();
     ports
         .data
         .live_nodes()

@@ -24,6 +24,8 @@
 //!
 //! Pure and total.
 
+use super::check::DANGLING_WORDS;
+
 /// Letters two words must share from their start to count as one content word.
 const MIN_STEM: usize = 4;
 
@@ -573,19 +575,19 @@ fn first_person(lower: &str) -> Option<String> {
     None
 }
 
-/// Words a quoted phrase never ends on: one that does was cut from a longer label or answer
-/// ("being the kind of parent I want to", from "… I want to be").
+/// Words a quoted phrase never ends on besides the [`DANGLING_WORDS`] of a whole question: a
+/// question may end on a preposition ("Who do you talk to?"), a quoted concept may not ("being
+/// the kind of parent I want to", cut from "… I want to be").
 const QUOTE_DANGLING: &[&str] = &[
-    "to", "of", "the", "a", "an", "and", "or", "but", "my", "your", "our", "their", "his", "her",
-    "its", "with", "for", "from", "in", "at", "on", "by", "than", "that", "which", "who",
-    "because", "if", "when",
+    "to", "of", "with", "for", "from", "in", "at", "on", "by", "that", "which", "who", "his",
+    "her", "if", "when",
 ];
 
 /// Whether a quote stops on a word that needs what was cut after it.
 fn cut_short(quote: &str) -> bool {
-    words_of(quote)
-        .last()
-        .is_some_and(|w| QUOTE_DANGLING.contains(&w.as_str()))
+    words_of(quote).last().is_some_and(|w| {
+        DANGLING_WORDS.contains(&w.as_str()) || QUOTE_DANGLING.contains(&w.as_str())
+    })
 }
 
 /// The phrases between double quotes (straight or curly), trimmed, without empty ones.

@@ -1295,6 +1295,49 @@ mod tests {
     }
 
     #[test]
+    fn what_the_respondent_now_actually_does_is_a_concept_with_its_object() {
+        // A headless ladder ("Cold water means I actually drink it") and round 7 ("so I
+        // actually switch during the day") lost the change the product made.
+        assert_eq!(
+            labels("Cold water means I actually drink it."),
+            ["cold water", "actually drink it"]
+        );
+        assert_eq!(
+            labels("It's light, so I finally use them."),
+            ["light", "finally use them"]
+        );
+        assert_eq!(
+            labels("So I actually switch during the day."),
+            ["actually switch"]
+        );
+        // Without the marker a verb and a pronoun are still no concept, nor a denied light
+        // verb (a headless ladder coded "not just have" and quoted it back).
+        assert!(labels("I drink it.").is_empty());
+        assert!(labels("Travelling, which is what I actually live for.") == ["travelling"]);
+        assert!(labels("I want to earn it, not just have it because of the title.").is_empty());
+        assert_eq!(
+            labels("I never did wrong by them."),
+            ["never did wrong by them"]
+        );
+    }
+
+    #[test]
+    fn a_state_one_is_in_keeps_its_preposition() {
+        // A headless ladder: "I feel like I'm on top of things again" was coded "top of
+        // things" and asked back as "You mentioned "top of things"".
+        assert_eq!(
+            labels("I feel like I'm on top of things again."),
+            ["on top of things"]
+        );
+        assert_eq!(
+            labels("I'm in control of the money now."),
+            ["in control of the money"]
+        );
+        // A place is no state.
+        assert_eq!(labels("I sat in the top bunk."), ["sat in the top bunk"]);
+    }
+
+    #[test]
     fn fillers_and_pronoun_objects_yield_nothing() {
         assert!(
             labels("I just like it.").is_empty(),
@@ -1451,7 +1494,7 @@ mod tests {
         );
         assert!(labels("So it was last spring.").is_empty());
         let l = labels("Then I'm still, you know, in charge of my own life.");
-        assert_eq!(l, ["charge of my own life"]);
+        assert_eq!(l, ["in charge of my own life"]);
         let l = labels("It was, I mean, a total nightmare.");
         assert_eq!(l, ["total nightmare"]);
     }

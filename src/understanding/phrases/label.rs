@@ -161,7 +161,8 @@ impl Reader<'_> {
                     .is_none_or(|w| !lexicon::is_judging_verb(&w.norm))
             })
             .map_or(0, |p| p + 1);
-        let kept = kept.get(..end)?;
+        let kept = self.with_change_marker(kept.get(..end)?);
+        let kept = kept.as_slice();
         let first = *kept.first()?;
         let last = *kept.last()?;
         let words: Vec<String> = kept
@@ -205,6 +206,44 @@ impl Reader<'_> {
             affect: 0,
             of_product: false,
         })
+    }
+
+    /// "Cold water means I actually drink it", "now I finally use it": a verb with only a
+    /// pronoun beside it is no concept of its own, but one the respondent says they now
+    /// "actually" or "finally" do is the change the product made, and keeps that word and
+    /// its object.
+    fn with_change_marker(&self, kept: &[usize]) -> Vec<usize> {
+        let marker = kept
+            .first()
+            .and_then(|&first| first.checked_sub(1))
+            .filter(|&m| {
+                self.word(m)
+                    .is_some_and(|w| matches!(w.norm.as_str(), "actually" | "finally"))
+            });
+        let words: Vec<&TaggedWord> = kept.iter().filter_map(|&i| self.word(i)).collect();
+        let starts_on_a_verb = words.first().is_some_and(|w| w.class == WordClass::Verb);
+        // "what I actually live for": the verb's object went before it, out of the phrase.
+        let stranded = kept.last().is_some_and(|&l| {
+            self.word(l + 1)
+                .is_some_and(|w| w.class == WordClass::Preposition)
+                && self
+                    .word(l + 2)
+                    .is_none_or(|w| w.class == WordClass::Punctuation)
+        });
+        match marker {
+            Some(m) if starts_on_a_verb && !stranded && lone_verb(&words) => {
+                // "actually drink it": the object pronoun stays, so the label reads.
+                let object = kept.last().map(|&l| l + 1).filter(|&o| {
+                    self.word(o)
+                        .is_some_and(|w| matches!(w.norm.as_str(), "it" | "them"))
+                });
+                std::iter::once(m)
+                    .chain(kept.iter().copied())
+                    .chain(object)
+                    .collect()
+            }
+            _ => kept.to_vec(),
+        }
     }
 
     /// The indices of `indices` that belong in a label: comparison tails cut ("better than
@@ -300,6 +339,7 @@ impl Reader<'_> {
             }
             if verb.contains(&i)
                 || keeps(w, kept.is_empty())
+                || (kept.is_empty() && self.opens_a_state(i))
                 || self.demonstrative_of_partitive(i, &kept)
                 || self.modal_of_relative(i, &kept)
                 || self.subject_of_relative(i, &kept)
@@ -324,6 +364,23 @@ impl Reader<'_> {
             }
         }
         kept
+    }
+
+    /// Word `i` is the preposition of a state one is in ("on top of things", "in control of
+    /// the money", "on track"): without it the label names a thing ("top of things").
+    fn opens_a_state(&self, i: usize) -> bool {
+        let Some(w) = self.word(i) else { return false };
+        let noun = self.word(i + 1).map(|n| n.norm.as_str());
+        match w.norm.as_str() {
+            "on" => matches!(noun, Some("top" | "track" | "time" | "form")),
+            "in" => matches!(
+                noun,
+                Some("control" | "charge" | "shape" | "touch" | "balance")
+            ),
+            "at" => matches!(noun, Some("ease" | "peace")),
+            "under" => matches!(noun, Some("control" | "pressure")),
+            _ => false,
+        }
     }
 
     /// Word `i` belongs to "kind of" or "sort of" used as a hedge ("that's kind of my social
@@ -745,13 +802,31 @@ const SELF_COMMENTS: [&str; 14] = [
 /// content is elsewhere. A negated verb is an avoidance ("don't hurt"), "feel" a feeling
 /// ("feel like me"), and a lone "-ing" form of a content verb a noun in disguise
 /// ("travelling", "raining"): those stay, except a refusal to talk ("I'd rather not dwell on
-/// that", "not go into it"), which is about the interview, not the respondent's life.
+/// that", "not go into it"), which is about the interview, not the respondent's life, and a
+/// denied light verb ("not just have it").
 fn lone_verb(words: &[&TaggedWord]) -> bool {
     if words.iter().any(|w| w.class == WordClass::Negation) {
         let verbs: Vec<&&TaggedWord> = words
             .iter()
-            .filter(|w| w.class == WordClass::Verb)
+            .filter(|w| matches!(w.class, WordClass::Verb | WordClass::Auxiliary))
             .collect();
+        // "not just have (it because of the title)": a denied light verb with nothing but
+        // a pronoun after it says nothing either ("never did wrong by them" does).
+        let bare_light = matches!(verbs.as_slice(), [v] if matches!(
+            crate::srl::verb_lemma(&v.norm).as_str(),
+            "have" | "get" | "do"
+        )) && words.iter().all(|w| {
+            matches!(
+                w.class,
+                WordClass::Negation | WordClass::Verb | WordClass::Auxiliary | WordClass::Pronoun
+            ) || matches!(
+                w.norm.as_str(),
+                "just" | "only" | "even" | "really" | "simply"
+            )
+        });
+        if bare_light {
+            return true;
+        }
         return matches!(verbs.as_slice(), [v] if matches!(
             crate::srl::verb_lemma(&v.norm).as_str(),
             "dwell" | "talk" | "discuss" | "say"

@@ -180,6 +180,9 @@ impl Ctx<'_> {
             {
                 Tag::Adv
             }
+            // "arrive at work feeling calm", "go home feeling relaxed": how the subject is
+            // as it does so, not a noun after the place.
+            "feeling" if words::is_adjective(self.next_norm()) => Tag::Verb,
             // "my flat white", "a cold brew", "the washing machine": a fixed compound noun,
             // not a flat that is white or a machine that washes.
             _ if self
@@ -572,6 +575,9 @@ mod tests {
             [Neg, Verb, Adj, Adj, Sconj],
             "a participle after a verb of feeling is a state, and its particle with it"
         );
+        // A live laddering interview coded "arrive at work feeling" and "calm" apart.
+        assert_eq!(tags("arrive at work feeling calm")[3], Verb);
+        assert_eq!(tags("that feeling stays")[1], Noun);
         assert_eq!(tags("on the left"), [Prep, Det, Noun]);
         assert_eq!(tags("one of those blokes"), [Noun, Prep, Det, Noun]);
         assert_eq!(tags("now the kids are older")[0], Sconj);

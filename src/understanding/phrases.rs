@@ -1322,6 +1322,13 @@ mod tests {
     }
 
     #[test]
+    fn a_verb_of_knowing_whose_clause_went_its_own_way_ends_no_label() {
+        // A live laddering interview asked back "You said "sleep better knowing"".
+        let l = labels("I sleep better knowing nothing's blowing up behind my back.");
+        assert_eq!(l, ["sleep better", "blowing up behind my back"]);
+    }
+
+    #[test]
     fn a_state_one_is_in_keeps_its_preposition() {
         // A headless ladder: "I feel like I'm on top of things again" was coded "top of
         // things" and asked back as "You mentioned "top of things"".

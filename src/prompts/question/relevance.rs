@@ -64,6 +64,13 @@ const NARRATION: &[&str] = &[
     "like to know more",
     // The model telling the respondent what they want to know.
     "you want to know",
+    // The method's own words, leaked from the prompt ("Are you looking at a ladder with the
+    // phrase "come to me with problems" in it?", seen in a live laddering interview).
+    "a ladder",
+    "the ladder",
+    "rung",
+    "the phrase",
+    "a phrase",
 ];
 
 /// Verbs that follow "are you" only in a broken sentence (`Are you tell me …`).
@@ -480,7 +487,37 @@ fn broken_form(lower: &str, words: &[String]) -> Option<String> {
                 .to_owned(),
         );
     }
-    dangling_preposition(words)
+    dangling_preposition(words).or_else(|| why_without_judgement(words))
+}
+
+/// Words that say how something matters in "Why is … to you?".
+const JUDGEMENTS: &[&str] = &[
+    "important",
+    "significant",
+    "valuable",
+    "meaningful",
+    "special",
+    "useful",
+    "essential",
+    "crucial",
+    "necessary",
+    "relevant",
+    "appealing",
+    "worth",
+    "precious",
+    "dear",
+];
+
+/// "Why is being nicer to you?" (seen in a live laddering interview): a why-question that
+/// ends "to you" without saying how the thing matters ("important") is missing its point.
+fn why_without_judgement(words: &[String]) -> Option<String> {
+    let opens = matches!(
+        words,
+        [why, is, ..] if why == "why" && matches!(is.as_str(), "is" | "are" | "was")
+    );
+    let ends = matches!(words, [.., to, you] if to == "to" && you == "you");
+    let judged = words.iter().any(|w| JUDGEMENTS.contains(&w.as_str()));
+    (opens && ends && !judged).then(|| "why is … to you".to_owned())
 }
 
 /// Prepositions a question may end on when something earlier is their object.
@@ -768,6 +805,33 @@ mod tests {
         for (question, expected) in cases {
             let problem = check_small_model_question(question, ANCHORS).unwrap_err();
             assert!(expected(&problem), "{question}: {problem}");
+        }
+    }
+
+    /// Seen in a live laddering interview on the embedded model (wireless headphones).
+    #[test]
+    fn the_methods_words_and_a_why_without_its_point_fail() {
+        let leaked = "Are you looking at a ladder with the phrase \"froths really well\" in it?";
+        let problem = check_small_model_question(leaked, ANCHORS).unwrap_err();
+        assert!(
+            matches!(&problem, RelevanceProblem::Narration { phrase } if phrase == "a ladder"),
+            "{problem}"
+        );
+        let pointless = "Why is being frothy to you?";
+        let problem = check_small_model_question(pointless, ANCHORS).unwrap_err();
+        assert!(
+            matches!(problem, RelevanceProblem::Broken { .. }),
+            "{problem}"
+        );
+        // The same questions with their point, and a why-question put otherwise, pass.
+        for question in [
+            "Why is the froth important to you?",
+            "Why is the froth so valuable to you?",
+            "Why does the froth matter to you?",
+            "What does the froth in your latte give you?",
+        ] {
+            check_small_model_question(question, ANCHORS)
+                .unwrap_or_else(|p| panic!("{question}: {p}"));
         }
     }
 

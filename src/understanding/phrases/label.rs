@@ -709,6 +709,12 @@ impl Reader<'_> {
                     || matches!(w.norm.as_str(), "how" | "what" | "who")
                     // "my social life now": the time of saying it, not part of the concept.
                     || (w.norm == "now" && kept.len() >= 2)
+                    // "sleep better knowing (nothing's blowing up)": a verb of knowing whose
+                    // clause was cut off.
+                    || (matches!(
+                        w.norm.as_str(),
+                        "knowing" | "thinking" | "wondering" | "hoping" | "realising" | "realizing"
+                    ) && kept.len() >= 2)
             });
             if !dangling {
                 break;

@@ -122,7 +122,8 @@ const NO_TOPIC: &str = "this";
 /// usable phrasing, consecutive turns never get the same one: even turns choose among the
 /// even positions of a per-session rotation of the list, odd turns among the odd ones, and
 /// the hash picks within that half. A phrasing whose question was already asked in the
-/// session, or that the last question used, is passed over (rotate), then generic phrasings
+/// session, that the last question used, or that asks about the topic alone and was asked
+/// before after any lead, is passed over (rotate), then generic phrasings
 /// stand in (vary), and the last resorts come last, so no question is asked twice.
 ///
 /// With an `echo` (the focus came from the answer just given), each phrasing is first tried
@@ -199,8 +200,14 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
     };
     let asked: Vec<String> = input.asked.iter().map(|q| normalized(q)).collect();
     let last = input.asked.last().map(String::as_str);
+    // A phrasing about the topic alone asks the same thing whatever words lead it ("You
+    // said "speaker". … how does your choice change …" and later "You mentioned "one less
+    // thing to think about". … how does your choice change …", seen in a live interview), so
+    // once asked it is not asked again.
     let fresh = |phrasing: &str, question: &str| {
-        !asked.contains(&normalized(question)) && !last.is_some_and(|l| asked_as(phrasing, l))
+        !asked.contains(&normalized(question))
+            && !last.is_some_and(|l| asked_as(phrasing, l))
+            && (phrasing.contains("{focus}") || !input.asked.iter().any(|a| asked_as(phrasing, a)))
     };
     let render = |t: &str| fill(t, focus.as_deref(), echo.as_deref(), &topic);
     echoed

@@ -424,7 +424,7 @@ fn a_question_with_no_focus_says_back_what_the_last_answer_raised() {
     let m = crate::config::shipped_methodology("means_end_chain");
     let templates = &m.strategy("explore_attributes").unwrap().question_templates;
     let mut asked: Vec<String> = Vec::new();
-    for turn in 2..10 {
+    for turn in 2..2 + u32::try_from(templates.len()).unwrap() {
         let q = render_after(templates, None, turn, &asked, Some("froths well"));
         let (lead, rest) = q.split_once(". ").unwrap();
         assert!(
@@ -447,6 +447,35 @@ fn a_question_with_no_focus_says_back_what_the_last_answer_raised() {
     // With nothing to say back, the phrasing is asked as it stands.
     let q = render_after(templates, None, 3, &[], None);
     assert!(templates.iter().any(|t| same_phrasing(t, &q)), "{q}");
+}
+
+#[test]
+fn a_topic_phrasing_is_not_asked_again_after_other_words() {
+    // A live interview asked "You said "speaker". Thinking about …, how does your choice
+    // change …?" and, eight turns later, the same after "You mentioned "one less thing to
+    // think about"".
+    let m = crate::config::shipped_methodology("means_end_chain");
+    let templates = &m.strategy("explore_attributes").unwrap().question_templates;
+    let echoes = [
+        "froths well",
+        "cheaper",
+        "the barista",
+        "my kids",
+        "the carton",
+    ];
+    let mut asked: Vec<String> = Vec::new();
+    for (turn, echo) in (1..).zip(echoes.iter().chain(echoes.iter())) {
+        let q = render_after(templates, None, turn, &asked, Some(echo));
+        let rest = q.split_once(". ").map_or(q.as_str(), |(_, r)| r);
+        let repeated = templates
+            .iter()
+            .find(|t| same_phrasing(t, rest) && asked.iter().any(|a| a.ends_with(rest)));
+        assert!(
+            repeated.is_none(),
+            "turn {turn} asks again {q:?} after {asked:#?}"
+        );
+        asked.push(q);
+    }
 }
 
 #[test]

@@ -1313,7 +1313,10 @@ mod tests {
         // Without the marker a verb and a pronoun are still no concept, nor a denied light
         // verb (a headless ladder coded "not just have" and quoted it back).
         assert!(labels("I drink it.").is_empty());
-        assert!(labels("Travelling, which is what I actually live for.") == ["travelling"]);
+        assert_eq!(
+            labels("Travelling, which is what I actually live for."),
+            ["travelling"]
+        );
         assert!(labels("I want to earn it, not just have it because of the title.").is_empty());
         assert_eq!(
             labels("I never did wrong by them."),

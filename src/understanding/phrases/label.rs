@@ -814,21 +814,24 @@ fn lone_verb(words: &[&TaggedWord]) -> bool {
     if words.iter().any(|w| w.class == WordClass::Negation) {
         let verbs: Vec<&&TaggedWord> = words
             .iter()
+            .filter(|w| w.class == WordClass::Verb)
+            .collect();
+        // "not just have (it because of the title)": a denied light verb (the tagger may
+        // read "have" as an auxiliary) with nothing but a pronoun after it says nothing
+        // either ("never did wrong by them" does).
+        let light: Vec<&&TaggedWord> = words
+            .iter()
             .filter(|w| matches!(w.class, WordClass::Verb | WordClass::Auxiliary))
             .collect();
-        // "not just have (it because of the title)": a denied light verb with nothing but
-        // a pronoun after it says nothing either ("never did wrong by them" does).
-        let bare_light = matches!(verbs.as_slice(), [v] if matches!(
+        let bare_light = matches!(light.as_slice(), [v] if matches!(
             crate::srl::verb_lemma(&v.norm).as_str(),
             "have" | "get" | "do"
         )) && words.iter().all(|w| {
             matches!(
                 w.class,
                 WordClass::Negation | WordClass::Verb | WordClass::Auxiliary | WordClass::Pronoun
-            ) || matches!(
-                w.norm.as_str(),
-                "just" | "only" | "even" | "really" | "simply"
-            )
+            ) || lexicon::is_intensifier(&w.norm)
+                || w.norm == "only"
         });
         if bare_light {
             return true;

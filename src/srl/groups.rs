@@ -47,8 +47,9 @@ pub(super) fn find(doc: &Doc<'_>, range: Range<usize>) -> Vec<Group> {
     while i < range.end {
         let opens = match doc.tag(i) {
             Tag::Aux | Tag::Verb => true,
+            // "to (really) go", "to not lose myself": an adverb or a denial may split it.
             Tag::Inf => (i + 1..range.end)
-                .find(|&k| doc.tag(k) != Tag::Adv)
+                .find(|&k| !matches!(doc.tag(k), Tag::Adv | Tag::Neg))
                 .is_some_and(|k| matches!(doc.tag(k), Tag::Aux | Tag::Verb)),
             _ => false,
         };

@@ -88,7 +88,7 @@ pub(super) fn pp_role(
         "by" | "via" | "through" | "with" | "without" | "like" => Some(ArgRole::Mnr),
         "at" | "in" | "on" | "near" | "inside" | "outside" | "behind" | "under" | "across"
         | "around" | "from" | "between" | "beside" | "into" | "onto" | "within" | "along"
-        | "above" | "below" | "upon" => Some(ArgRole::Loc),
+        | "above" | "below" | "upon" | "over" | "against" | "among" => Some(ArgRole::Loc),
         _ => None,
     }
 }

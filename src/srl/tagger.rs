@@ -302,6 +302,13 @@ impl Ctx<'_> {
             Tag::Noun
         } else if prev == Some(Tag::Prep) && self.next_is_nominal() && self.next_norm() != "point" {
             Tag::Num
+        } else if self.prev().is_some_and(|p| self.norm_at(p) == "the")
+            && self.next_is_nominal()
+            && !words::is_adverb(self.next_norm())
+            && !words::is_adjective(self.next_norm())
+        {
+            // "the one thing I choose for me": a count before the noun, not the noun.
+            Tag::Num
         } else if matches!(prev, Some(Tag::Det | Tag::Adj)) || self.one_after_modifier_noun() {
             Tag::Noun
         } else {
@@ -580,6 +587,9 @@ mod tests {
         assert_eq!(tags("that feeling stays")[1], Noun);
         assert_eq!(tags("on the left"), [Prep, Det, Noun]);
         assert_eq!(tags("one of those blokes"), [Noun, Prep, Det, Noun]);
+        // A live jobs interview read "thing" as a verb after "the one".
+        assert_eq!(tags("the one thing I choose"), [Det, Num, Noun, Pron, Verb]);
+        assert_eq!(tags("a tiny thing")[1], Adj);
         assert_eq!(tags("now the kids are older")[0], Sconj);
         assert_eq!(tags("I do it now.")[3], Adv);
         // Seen in a headless run: "level-headed" read as a verb made "team level-headed" a

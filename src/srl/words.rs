@@ -256,7 +256,9 @@ const ADJECTIVE: &str = "\
     right real main whole own extra electric wireless environmental used overwhelmed stressed \
     lost familiar unfamiliar high low sane calm calmer relaxed confident proud independent \
     productive energetic focused organised organized capable responsible proper special \
-    homemade tight tighter loose safe unsafe secure insecure";
+    homemade tight tighter loose safe unsafe secure insecure tiny huge massive enormous \
+    straight foggy groggy ridiculous crazy weird strange odd messy tidy lucky patient \
+    impatient grumpy sleepy awake asleep upset angry soggy lukewarm stale fussy grateful";
 
 /// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
 pub(super) fn is_adjective(word: &str) -> bool {

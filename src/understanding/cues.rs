@@ -113,12 +113,32 @@ impl Opening {
 /// What a phrase is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Makeup {
-    /// It has a verb.
-    Verbal,
+    /// It has a verb; `object` when something comes after it: what was done is done to or
+    /// with something ("grabbed a flat white", "listed it in bundles"), not only how ("slept
+    /// badly").
+    Verbal { object: bool },
     /// Every word is part of a name ("Minor Figures"): a brand, a product or a place.
     Name,
     /// Nouns and their modifiers.
     Nominal,
+}
+
+impl Makeup {
+    fn of(inside: &[&TaggedWord]) -> Self {
+        if let Some(verb) = inside.iter().position(|w| w.class == WordClass::Verb) {
+            let object = inside.iter().skip(verb + 1).any(|w| {
+                matches!(
+                    w.class,
+                    WordClass::Noun | WordClass::Number | WordClass::Pronoun
+                )
+            });
+            Self::Verbal { object }
+        } else if !inside.is_empty() && inside.iter().all(|w| w.name) {
+            Self::Name
+        } else {
+            Self::Nominal
+        }
+    }
 }
 
 /// How the phrase's own clause reads.
@@ -353,13 +373,7 @@ impl Cue {
         Self {
             lead: lead.iter().map(|w| w.norm.clone()).collect(),
             words: inside.iter().map(|w| w.norm.clone()).collect(),
-            made_of: if inside.iter().any(|w| w.class == WordClass::Verb) {
-                Makeup::Verbal
-            } else if !inside.is_empty() && inside.iter().all(|w| w.name) {
-                Makeup::Name
-            } else {
-                Makeup::Nominal
-            },
+            made_of: Makeup::of(&inside),
             leading_verb: main_verb(&inside),
             valued,
             actor,
@@ -385,7 +399,12 @@ impl Cue {
 
     /// The phrase has a verb.
     fn verbal(&self) -> bool {
-        self.made_of == Makeup::Verbal
+        matches!(self.made_of, Makeup::Verbal { .. })
+    }
+
+    /// The phrase's verb does something to or with something.
+    fn has_object(&self) -> bool {
+        self.made_of == Makeup::Verbal { object: true }
     }
 
     /// A word of the phrase, or a part of a hyphenated one ("self-respect"), is in `list`.
@@ -445,7 +464,11 @@ impl Cue {
 
     fn feeling(&self) -> bool {
         self.says(FEELINGS)
-            || self.words.first().is_some_and(|w| listed(FEEL_VERBS, w))
+            || self
+                .words
+                .iter()
+                .find(|w| !listed("not n't never", w))
+                .is_some_and(|w| listed(FEEL_VERBS, w))
             || self.opens(FEEL_VERBS)
     }
 
@@ -1075,12 +1098,15 @@ fn job(cue: &Cue) -> Vec<&'static str> {
     // What the respondent did ("booked the pickup on the app", "listed it in bundles") is how
     // they got the job done; what they need doing is the job.
     // "So I set up the board": in a story told in the past, a verb that marks no tense is past.
+    // What the respondent did to nothing ("slept badly") used no solution.
     if cue.verbal() && cue.actor == Actor::Speaker {
         let past = cue.tense == Some(Tense::Past) || (cue.tense.is_none() && cue.telling.narrated);
-        return if past || cue.marks.progressive {
+        return if !(past || cue.marks.progressive) {
+            vec!["functional_job"]
+        } else if cue.has_object() {
             vec!["competing_solution"]
         } else {
-            vec!["functional_job"]
+            Vec::new()
         };
     }
     Vec::new()
@@ -1550,6 +1576,38 @@ mod tests {
                 (
                     "Then it's a trip to the depot, Saturday morning, forty-minute queue.",
                     "forty-minute queue",
+                    Is("pain_point"),
+                ),
+            ],
+        );
+    }
+
+    /// From a live jobs interview on coffee: "not feel foggy" was probed as a struggle ("What
+    /// have you tried so far to get around that?"), "slept badly" coded as a competing
+    /// solution and "jittery" as a job.
+    #[test]
+    fn a_state_wished_away_is_a_job_and_what_befell_no_solution() {
+        check(
+            "jobs_to_be_done",
+            &[
+                (
+                    "I'd walk into the meeting room and not feel foggy.",
+                    "not feel foggy",
+                    Is("emotional_job"),
+                ),
+                (
+                    "I'd slept badly because the baby was up twice, so I grabbed a flat white.",
+                    "slept badly",
+                    Not("competing_solution"),
+                ),
+                (
+                    "I'd slept badly because the baby was up twice, so I grabbed a flat white.",
+                    "grabbed a flat white",
+                    Is("competing_solution"),
+                ),
+                (
+                    "Some days I have an energy drink but that makes me jittery.",
+                    "jittery",
                     Is("pain_point"),
                 ),
             ],

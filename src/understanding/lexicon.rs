@@ -115,7 +115,8 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     cramps headache headaches nausea snappy snappier snapping grumpy grumpier irritable \
     impatient short-tempered moody frazzled bored boring fiddly knackered exhausted exhausting \
     drained tedious chore faff binned binning shout shouted shouting yelled yelling resentful \
-    resented shattered miserable loud loudly noisy wrecked";
+    resented shattered miserable loud loudly noisy wrecked crash crashed crashing jittery \
+    foggy groggy chaos chaotic ridiculous sleepy";
 
 /// Affect words strong enough to move valence by two steps at once.
 const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \

@@ -1325,6 +1325,27 @@ mod tests {
     }
 
     #[test]
+    fn the_self_a_state_brought_about_and_what_one_stumbles_over_stay() {
+        // From a live jobs interview on coffee: "I'm trying to not lose myself" yielded
+        // nothing, "get my head straight" was asked back as "head straight" and "stumble over
+        // words" coded as "words".
+        assert_eq!(
+            labels("I'm trying to not lose myself, really."),
+            ["not lose myself"]
+        );
+        assert_eq!(
+            labels("I needed something to get my head straight."),
+            ["get my head straight"]
+        );
+        assert_eq!(labels("I stumble over words."), ["stumble over words"]);
+        let l = labels("The coffee is a tiny thing but it's the one thing I choose for me.");
+        assert!(
+            l.iter().any(|l| l.contains("choose for me")) && !l.iter().any(|l| l == "one"),
+            "{l:?}"
+        );
+    }
+
+    #[test]
     fn a_verb_of_knowing_whose_clause_went_its_own_way_ends_no_label() {
         // A live laddering interview asked back "You said "sleep better knowing"".
         let l = labels("I sleep better knowing nothing's blowing up behind my back.");
@@ -1415,7 +1436,7 @@ mod tests {
         // A bare return says nothing; where one went back to does.
         assert_eq!(
             labels("The portions were tiny, so I went back."),
-            ["portions tiny"]
+            ["tiny portions"]
         );
         assert!(
             labels("So I went back to the supermarket.")

@@ -71,6 +71,12 @@ const NARRATION: &[&str] = &[
     "rung",
     "the phrase",
     "a phrase",
+    // The model asking the respondent for a question, or answering for them ("What's a good
+    // question to ask when trying to make the most of your morning, you might say?", seen in
+    // a live jobs interview).
+    "question to ask",
+    "questions to ask",
+    "you might say",
 ];
 
 /// Verbs that follow "are you" only in a broken sentence (`Are you tell me …`).
@@ -821,6 +827,13 @@ mod tests {
         let problem = check_small_model_question(pointless, ANCHORS).unwrap_err();
         assert!(
             matches!(problem, RelevanceProblem::Broken { .. }),
+            "{problem}"
+        );
+        let meta = "What's a good question to ask when trying to make the most of your \
+                    froth, you might say?";
+        let problem = check_small_model_question(meta, ANCHORS).unwrap_err();
+        assert!(
+            matches!(&problem, RelevanceProblem::Narration { phrase } if phrase == "question to ask"),
             "{problem}"
         );
         // The same questions with their point, and a why-question put otherwise, pass.

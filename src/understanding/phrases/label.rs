@@ -850,6 +850,8 @@ fn lone_verb(words: &[&TaggedWord]) -> bool {
         .iter()
         .filter(|w| {
             lexicon::is_degree_word(&w.norm)
+                // "not lose myself", "enjoy myself": the self is what the verb is about.
+                || srl::is_reflexive(&w.norm)
                 || !matches!(
                     w.class,
                     WordClass::Pronoun | WordClass::Determiner | WordClass::Punctuation

@@ -149,7 +149,8 @@ impl Reader<'_> {
             .or_else(|| after.first().map(|(_, r)| r.clone()))
             .filter(|r| !self.is_infinitive(r) && self.has_content(r.clone()))
             .map(|r| self.with_own(r, &after));
-        let result = lexicon::is_result_verb(lemma) && self.ends_in_participle(object.as_ref());
+        let result = lexicon::is_result_verb(lemma)
+            && (self.ends_in_participle(object.as_ref()) || self.object_then_state(&after));
         let motion = moves(lemma, &after);
         let becomes = self.changes_state(lemma, content_object.as_ref());
         // "I'm not buying bottles": what one no longer does is the concept, verb and all. What
@@ -353,6 +354,25 @@ impl Reader<'_> {
                 });
                 participle && ends_the_phrase
             })
+        })
+    }
+
+    /// "get my head straight", "get the kids ready": the object and, right after it, the
+    /// state the verb brings it to (an argument of adjectives alone).
+    fn object_then_state(&self, after: &[(ArgRole, Range<usize>)]) -> bool {
+        after.windows(2).any(|pair| match pair {
+            [(ArgRole::Arg1, object), (_, state)] => {
+                state.start == object.end
+                    && !state.is_empty()
+                    && state.clone().all(|i| {
+                        self.word(i).is_some_and(|w| {
+                            w.class == WordClass::Adjective
+                                || (w.class == WordClass::Adverb
+                                    && lexicon::is_intensifier(&w.norm))
+                        })
+                    })
+            }
+            _ => false,
         })
     }
 

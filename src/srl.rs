@@ -69,7 +69,8 @@ use serde::{Deserialize, Serialize};
 
 pub use tagged::{
     TaggedWord, Tense, WordClass, base_is_past, is_finite_be_or_have, is_known_verb,
-    is_object_pronoun, is_person_word, is_reflexive, tag_words, tense_of, verb_lemma,
+    is_number_word, is_object_pronoun, is_person_word, is_preposition, is_reflexive, tag_words,
+    tense_of, verb_lemma,
 };
 
 /// Characters of an answer that are analysed; a spoken answer is rarely over 2,000, and the

@@ -145,6 +145,16 @@ pub fn is_reflexive(word: &str) -> bool {
     words::is_reflexive(&word.to_lowercase())
 }
 
+/// Whether `word` is a preposition ("with", "for").
+pub fn is_preposition(word: &str) -> bool {
+    words::is_preposition(&word.to_lowercase())
+}
+
+/// Whether `word` is a number spelled out ("three", "fifty").
+pub fn is_number_word(word: &str) -> bool {
+    words::is_number_word(&word.to_lowercase())
+}
+
 /// Whether `word` names a person or people ("partner", "kids", "them").
 pub fn is_person_word(word: &str) -> bool {
     words::is_person_noun(&word.to_lowercase())

@@ -1026,8 +1026,33 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
 }
 
 fn job(cue: &Cue) -> Vec<&'static str> {
-    if cue.has("has to") || cue.has("have to fit") || cue.has("something i could") {
+    // "I don't care about fancy milk": what does not count in choosing is a criterion too.
+    let indifferent = cue.marks.negated && (cue.has("care about") || cue.has("bothered about"));
+    if cue.has("has to") || cue.has("have to fit") || cue.has("something i could") || indifferent {
         return vec!["hiring_criterion"];
+    }
+    // "I'm a better partner and a better dad": who the respondent is to others.
+    let role = |w: &String| srl::is_person_word(w) && !srl::is_object_pronoun(w) && w != "you";
+    // The role itself, not someone the respondent is with ("the only one with kids").
+    let is_a_role = cue.words.windows(2).any(|pair| match pair {
+        [before, who] => role(who) && !srl::is_preposition(before),
+        _ => false,
+    });
+    if cue.state_of_respondent() && is_a_role {
+        return vec!["social_job"];
+    }
+    // "paying three fifty every day": what it costs the respondent is a struggle.
+    let paying = cue
+        .leading_verb
+        .as_deref()
+        .is_some_and(|v| matches!(v, "pay" | "spend" | "fork"))
+        && cue
+            .words
+            .iter()
+            .any(|w| w.chars().any(|c| c.is_ascii_digit()) || srl::is_number_word(w));
+    // What they would rather pay, or are happy to, is the solution chosen.
+    if paying && !cue.opens("rather happy willing glad") {
+        return vec!["pain_point"];
     }
     if cue.has("look like") || cue.has("the one") || cue.says(SEEN) && !cue.negative() {
         return vec!["social_job"];
@@ -1609,6 +1634,33 @@ mod tests {
                     "Some days I have an energy drink but that makes me jittery.",
                     "jittery",
                     Is("pain_point"),
+                ),
+                // Who the respondent is to others; what does not count in choosing; what it
+                // costs them, unless they would rather pay it.
+                (
+                    "I'm a better partner and a better dad when I've had that time.",
+                    "better partner and a better dad",
+                    Is("social_job"),
+                ),
+                (
+                    "I'm the only one with kids in the team.",
+                    "only one with kids",
+                    Not("social_job"),
+                ),
+                (
+                    "It has to be hot. I don't care about fancy milk.",
+                    "care about fancy milk",
+                    Is("hiring_criterion"),
+                ),
+                (
+                    "I'm paying three fifty every day and it's still rushed.",
+                    "paying three fifty every day",
+                    Is("pain_point"),
+                ),
+                (
+                    "Honestly I'd rather pay the eighteen quid.",
+                    "pay the eighteen quid",
+                    Not("pain_point"),
                 ),
             ],
         );

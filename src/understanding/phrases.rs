@@ -1338,6 +1338,17 @@ mod tests {
             ["get my head straight"]
         );
         assert_eq!(labels("I stumble over words."), ["stumble over words"]);
+        // "makes (it) possible" only leads to what it makes possible; "making it worse" is
+        // what happened.
+        assert_eq!(
+            labels("It makes it possible to feel like me again."),
+            ["feel like me"]
+        );
+        assert!(
+            labels("The app was making it worse.")
+                .iter()
+                .any(|l| l.contains("worse"))
+        );
         let l = labels("The coffee is a tiny thing but it's the one thing I choose for me.");
         assert!(
             l.iter().any(|l| l.contains("choose for me")) && !l.iter().any(|l| l == "one"),

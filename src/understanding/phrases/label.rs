@@ -281,8 +281,18 @@ impl Reader<'_> {
                 });
                 one.class == WordClass::Adverb && !opens_sentence
             }
-            [verb, up] => {
-                matches!(verb.norm.as_str(), "end" | "ended" | "ends" | "ending") && up.norm == "up"
+            [verb, up] if up.norm == "up" => {
+                matches!(verb.norm.as_str(), "end" | "ended" | "ends" | "ending")
+            }
+            // "(it) makes (it) possible (to feel like me)": how something became, its thing
+            // and what it led to said elsewhere.
+            [verb, state] => {
+                srl::verb_lemma(&verb.norm) == "make"
+                    && state.class == WordClass::Adjective
+                    && kept
+                        .last()
+                        .and_then(|&l| self.word(l + 1))
+                        .is_some_and(|w| w.class == WordClass::Infinitive)
             }
             _ => false,
         }

@@ -590,6 +590,10 @@ mod tests {
         // A live jobs interview read "thing" as a verb after "the one".
         assert_eq!(tags("the one thing I choose"), [Det, Num, Noun, Pron, Verb]);
         assert_eq!(tags("a tiny thing")[1], Adj);
+        // A headless ladder coded "being plastic for one person": a word in "-ic" that ends
+        // its group after "of" is the noun.
+        assert_eq!(tags("a lot of plastic for one person")[3], Noun);
+        assert_eq!(tags("a lot of plastic bottles")[3], Adj);
         assert_eq!(tags("now the kids are older")[0], Sconj);
         assert_eq!(tags("I do it now.")[3], Adv);
         // Seen in a headless run: "level-headed" read as a verb made "team level-headed" a

@@ -258,7 +258,8 @@ const ADJECTIVE: &str = "\
     productive energetic focused organised organized capable responsible proper special \
     homemade tight tighter loose safe unsafe secure insecure tiny huge massive enormous \
     straight foggy groggy ridiculous crazy weird strange odd messy tidy lucky patient \
-    impatient grumpy sleepy awake asleep upset angry soggy lukewarm stale fussy grateful";
+    impatient grumpy sleepy awake asleep upset angry soggy lukewarm stale fussy grateful dead \
+    alive";
 
 /// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
 pub(super) fn is_adjective(word: &str) -> bool {

@@ -1338,6 +1338,11 @@ mod tests {
             ["get my head straight"]
         );
         assert_eq!(labels("I stumble over words."), ["stumble over words"]);
+        // A headless ladder coded "not being person".
+        assert_eq!(
+            labels("I never want to be that person."),
+            ["not that person"]
+        );
         // "makes (it) possible" only leads to what it makes possible; "making it worse" is
         // what happened.
         assert_eq!(

@@ -339,7 +339,18 @@ impl Ctx<'_> {
         ]
         .iter()
         .any(|s| w.ends_with(s));
-        if adjectival && chars > 4 && !words::is_suffix_noun(w) {
+        // "a lot of plastic for one person": after "of" or a determiner, a word that ends
+        // its group (a preposition, a break or the end after it) is the noun itself.
+        let heads_group = self
+            .prev()
+            .is_some_and(|p| self.tag_at(p) == Tag::Det || self.norm_at(p) == "of")
+            && (words::is_preposition(next)
+                || next.is_empty()
+                || self
+                    .tokens
+                    .get(self.i + 1)
+                    .is_some_and(|t| t.shape == Shape::Punct));
+        if adjectival && chars > 4 && !words::is_suffix_noun(w) && !heads_group {
             Tag::Adj
         } else {
             Tag::Noun

@@ -359,6 +359,15 @@ impl Reader<'_> {
                 || self.rest_of_relative(i, &kept)
                 || (!kept.is_empty() && self.object_before_particle(i))
                 || (!kept.is_empty() && self.there_after_arriving(i))
+                // "never want to be that person": the one pointed at is the concept.
+                || (i.checked_sub(1)
+                    .and_then(|b| self.word(b))
+                    .is_some_and(|b| matches!(b.norm.as_str(), "be" | "being" | "become"))
+                    && matches!(w.norm.as_str(), "that" | "this")
+                    && w.class == WordClass::Determiner
+                    && self
+                        .word(i + 1)
+                        .is_some_and(|n| n.norm == "person" || srl::is_person_word(&n.norm)))
                 // "not just surviving the shifts": merely that, not its denial.
                 || (matches!(w.norm.as_str(), "just" | "only" | "merely")
                     && kept

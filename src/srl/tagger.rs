@@ -193,6 +193,8 @@ impl Ctx<'_> {
             }
             _ if words::is_fixed_compound(w, self.next_norm()) => Tag::Adj,
             "one" => self.one(),
+            // "the IT person": after a determiner, a name that spells "it".
+            "it" if self.prev().is_some_and(|p| self.tag_at(p) == Tag::Det) => Tag::Noun,
             // "I'd done right by her": how it was done, not a description.
             "right" | "wrong"
                 if self.next_norm() == "by"
@@ -594,6 +596,9 @@ mod tests {
         // its group after "of" is the noun.
         assert_eq!(tags("a lot of plastic for one person")[3], Noun);
         assert_eq!(tags("a lot of plastic bottles")[3], Adj);
+        // "the IT person was in a different time zone" lost its subject to a pronoun.
+        assert_eq!(tags("the IT person was")[1..3], [Noun, Noun]);
+        assert_eq!(tags("my kitchen table")[2], Noun);
         assert_eq!(tags("now the kids are older")[0], Sconj);
         assert_eq!(tags("I do it now.")[3], Adv);
         // Seen in a headless run: "level-headed" read as a verb made "team level-headed" a

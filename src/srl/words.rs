@@ -98,7 +98,7 @@ pub(super) fn is_suffix_noun(word: &str) -> bool {
          rubric arithmetic interest interests guest guests chest forest forests request \
          requests contest protest olive olives archive detective detectives relative relatives \
          incentive incentives motive motives radish relish vegetable vegetables cable cables \
-         timetable timetables handful mouthful",
+         timetable timetables table tables handful mouthful",
         word,
     )
 }

@@ -1338,6 +1338,20 @@ mod tests {
             ["get my head straight"]
         );
         assert_eq!(labels("I stumble over words."), ["stumble over words"]);
+        // From a live critical-incident interview: "Nobody had sent me a laptop" was coded
+        // as if one had been sent, "kitchen table" split at "table" and "unable" left alone.
+        let l = labels(
+            "Nobody had sent me a laptop, so I was sitting at my kitchen table with my \
+             personal computer, unable to log into anything.",
+        );
+        for want in [
+            "nobody sent me a laptop",
+            "sitting at my kitchen table",
+            "unable to log into anything",
+        ] {
+            assert!(l.iter().any(|l| l == want), "{want}: {l:?}");
+        }
+        assert!(!l.iter().any(|l| l == "table" || l == "unable"), "{l:?}");
         // A headless ladder coded "not being person".
         assert_eq!(
             labels("I never want to be that person."),

@@ -162,6 +162,7 @@ impl Reader<'_> {
             })
             .map_or(0, |p| p + 1);
         let kept = self.with_change_marker(kept.get(..end)?);
+        let kept = self.with_what_one_is_unable_to_do(kept);
         let kept = kept.as_slice();
         let first = *kept.first()?;
         let last = *kept.last()?;
@@ -206,6 +207,50 @@ impl Reader<'_> {
             affect: 0,
             of_product: false,
         })
+    }
+
+    /// "(sitting at my kitchen table,) unable to log into anything": "unable" names nothing
+    /// without what one could not do, the infinitive after it to the end of its clause ("able
+    /// to" adds nothing to what its infinitive's own phrase says).
+    fn with_what_one_is_unable_to_do(&self, mut kept: Vec<usize>) -> Vec<usize> {
+        let Some(&last) = kept.last() else {
+            return kept;
+        };
+        let able = self.word(last).is_some_and(|w| w.norm == "unable");
+        let to = self
+            .word(last + 1)
+            .is_some_and(|w| w.class == WordClass::Infinitive);
+        if able && to {
+            let mut i = last + 1;
+            let mut verbs = 0;
+            while let Some(w) = self.word(i) {
+                if matches!(w.class, WordClass::Verb | WordClass::Auxiliary) {
+                    verbs += 1;
+                }
+                // One verb, the infinitive's: "able to keep it up | makes me feel …" ends
+                // before the next.
+                let ends = matches!(
+                    w.class,
+                    WordClass::Punctuation | WordClass::Subordinator | WordClass::Conjunction
+                ) || (i > last + 1 && w.clause_break)
+                    || verbs > 1;
+                if ends {
+                    break;
+                }
+                kept.push(i);
+                i += 1;
+            }
+            // "unable to relax now": when it is said is not part of it.
+            while kept.len() > 2
+                && kept
+                    .last()
+                    .and_then(|&k| self.word(k))
+                    .is_some_and(|w| w.class == WordClass::Adverb)
+            {
+                kept.pop();
+            }
+        }
+        kept
     }
 
     /// "Cold water means I actually drink it", "now I finally use it": a verb with only a

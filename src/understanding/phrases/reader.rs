@@ -96,6 +96,22 @@ impl Reader<'_> {
     }
 
     pub(super) fn frame(&self, frame: &SrlFrame) -> FramePhrases {
+        let mut read = self.frame_read(frame);
+        // "Nobody had sent me a laptop": what nobody did did not happen.
+        let nobody = frame.arguments.iter().find_map(|a| {
+            let said = a.span.text.trim().to_lowercase();
+            (a.role == ArgRole::Arg0
+                && a.span.end <= frame.predicate.start
+                && matches!(said.as_str(), "nobody" | "no one" | "nothing"))
+            .then_some(said)
+        });
+        if let (Some(main), Some(word)) = (read.main.as_mut(), nobody) {
+            main.deny_with(&word);
+        }
+        read
+    }
+
+    fn frame_read(&self, frame: &SrlFrame) -> FramePhrases {
         let predicate = self.range(&frame.predicate);
         let subject = self.subject(frame);
         let after = self.after_verb(frame, &predicate);

@@ -1352,6 +1352,15 @@ mod tests {
             assert!(l.iter().any(|l| l == want), "{want}: {l:?}");
         }
         assert!(!l.iter().any(|l| l == "table" || l == "unable"), "{l:?}");
+        // Then "holiday", "it person" and "different time zone" apart.
+        assert_eq!(
+            labels("My manager was on holiday and the IT person was in a different time zone."),
+            ["manager on holiday", "it person in a different time zone"]
+        );
+        assert_eq!(
+            labels("My mum was in hospital for a week."),
+            ["mum in hospital"]
+        );
         // A headless ladder coded "not being person".
         assert_eq!(
             labels("I never want to be that person."),

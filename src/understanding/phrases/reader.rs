@@ -964,6 +964,11 @@ impl Reader<'_> {
                 .any(|w| w.class == WordClass::Noun && lexicon::is_pointer_noun(&w.norm))
         });
         let subject = subject.filter(|_| !pointer);
+        if let (Some(s), [(ArgRole::Loc | ArgRole::Tmp, place), ..]) = (subject, rest)
+            && let Some(somewhere) = self.someone_somewhere(s, place)
+        {
+            return FramePhrases::new(None, Some(somewhere), None);
+        }
         // "The creamy texture is the main thing for me": a description whose only nouns point
         // back at the subject says how much it matters; the subject is the concept.
         let mut nouns = description
@@ -1030,6 +1035,47 @@ impl Reader<'_> {
             return FramePhrases::new(None, Some(judged), None);
         }
         FramePhrases::new(subject_phrase, described, None)
+    }
+
+    /// "My manager was on holiday", "the IT person was in a different time zone": a noun
+    /// group somewhere, or away, is one circumstance; apart, "holiday" and "manager" say
+    /// neither.
+    fn someone_somewhere(&self, subject: &Range<usize>, place: &Range<usize>) -> Option<Phrase> {
+        let who: Vec<&TaggedWord> = subject
+            .clone()
+            .filter_map(|i| self.word(i))
+            .skip_while(|w| w.class == WordClass::Determiner)
+            .collect();
+        let nominal = !who.is_empty()
+            && who.len() <= 3
+            && who.iter().any(|w| w.class == WordClass::Noun)
+            && who
+                .iter()
+                .all(|w| matches!(w.class, WordClass::Noun | WordClass::Adjective));
+        let at: Vec<&TaggedWord> = place.clone().filter_map(|i| self.word(i)).collect();
+        let placed = at
+            .first()
+            .is_some_and(|w| w.class == WordClass::Preposition)
+            && at.len() >= 2
+            && at.len() <= 7
+            && at
+                .iter()
+                .skip(1)
+                .any(|w| matches!(w.class, WordClass::Noun | WordClass::Number));
+        if !nominal || !placed {
+            return None;
+        }
+        let words: Vec<String> = who.iter().chain(&at).map(|w| w.norm.clone()).collect();
+        Some(Phrase {
+            label: words.join(" "),
+            start: who.first()?.start,
+            end: at.last()?.end,
+            origin: Origin::Predicate,
+            shape: super::Shape::Nominal,
+            words,
+            affect: 0,
+            of_product: false,
+        })
     }
 
     /// "even though my card was fine", "my knees are bad": a judgement alone says nothing as a

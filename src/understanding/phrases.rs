@@ -1355,7 +1355,7 @@ mod tests {
         // Then "holiday", "it person" and "different time zone" apart.
         assert_eq!(
             labels("My manager was on holiday and the IT person was in a different time zone."),
-            ["manager on holiday", "it person in a different time zone"]
+            ["manager on holiday", "IT person in a different time zone"]
         );
         assert_eq!(
             labels("My mum was in hospital for a week."),

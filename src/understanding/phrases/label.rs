@@ -191,12 +191,8 @@ impl Reader<'_> {
             Shape::Nominal
         };
         // Words are compared lowercase; the label is read, and says "I" ("the kind of mum I
-        // want to be").
-        let label = words
-            .iter()
-            .map(|w| if w == "i" { "I" } else { w.as_str() })
-            .collect::<Vec<_>>()
-            .join(" ");
+        // want to be") and an acronym as it was written ("the IT person", "my GP").
+        let label = self.label_of(kept.iter().filter_map(|&i| self.word(i)));
         Some(Phrase {
             label,
             start,
@@ -207,6 +203,26 @@ impl Reader<'_> {
             affect: 0,
             of_product: false,
         })
+    }
+
+    /// The label of `words`: lowercase, but "I" and an acronym as it was written ("the IT
+    /// person", "my GP").
+    pub(super) fn label_of<'w>(&self, words: impl Iterator<Item = &'w TaggedWord>) -> String {
+        words
+            .map(|w| {
+                let written = self.answer.get(w.start..w.end).unwrap_or_default();
+                let acronym =
+                    written.chars().count() >= 2 && written.chars().all(|c| c.is_ascii_uppercase());
+                if w.norm == "i" {
+                    "I".to_owned()
+                } else if acronym {
+                    written.to_owned()
+                } else {
+                    w.norm.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// "(sitting at my kitchen table,) unable to log into anything": "unable" names nothing

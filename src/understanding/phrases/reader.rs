@@ -1067,7 +1067,7 @@ impl Reader<'_> {
         }
         let words: Vec<String> = who.iter().chain(&at).map(|w| w.norm.clone()).collect();
         Some(Phrase {
-            label: words.join(" "),
+            label: self.label_of(who.iter().chain(&at).copied()),
             start: who.first()?.start,
             end: at.last()?.end,
             origin: Origin::Predicate,

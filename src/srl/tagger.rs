@@ -155,20 +155,7 @@ impl Ctx<'_> {
             "not" | "never" => Tag::Neg,
             "to" => self.to(),
             "that" => self.that(),
-            // "remember mornings like that": a comparison closing the clause.
-            "like"
-                if matches!(self.next_norm(), "that" | "this")
-                    && (self.norm_at(self.i + 2).is_empty()
-                        || self
-                            .tokens
-                            .get(self.i + 2)
-                            .is_some_and(|t| t.shape == Shape::Punct))
-                    && self.after_subject_noun() =>
-            {
-                Tag::Prep
-            }
-            "like" if self.verb_slot() || self.after_subject_noun() => Tag::Verb,
-            "like" => Tag::Prep,
+            "like" => self.like(),
             "there" if lexicon::is_be(self.next_norm()) || self.next_norm().starts_with("seem") => {
                 Tag::Pron
             }
@@ -193,8 +180,13 @@ impl Ctx<'_> {
             }
             _ if words::is_fixed_compound(w, self.next_norm()) => Tag::Adj,
             "one" => self.one(),
-            // "the IT person": after a determiner, a name that spells "it".
-            "it" if self.prev().is_some_and(|p| self.tag_at(p) == Tag::Det) => Tag::Noun,
+            "all" | "both" | "each" | "it" if self.floated_or_named(w) => {
+                if w == "it" {
+                    Tag::Noun
+                } else {
+                    Tag::Adv
+                }
+            }
             // "I'd done right by her": how it was done, not a description.
             "right" | "wrong"
                 if self.next_norm() == "by"
@@ -298,6 +290,36 @@ impl Ctx<'_> {
     /// "one" where its neighbours decide: the head of a noun group ("one of those blokes",
     /// "the big one", "the barista one") or a count after a preposition ("home in one piece",
     /// "for one night"; "at one point" is a time of the story), or else the pronoun it often is.
+    /// "like": a verb after a subject, a preposition otherwise, and in "remember mornings
+    /// like that" a comparison closing the clause.
+    fn like(&self) -> Tag {
+        let closes = matches!(self.next_norm(), "that" | "this")
+            && (self.norm_at(self.i + 2).is_empty()
+                || self
+                    .tokens
+                    .get(self.i + 2)
+                    .is_some_and(|t| t.shape == Shape::Punct));
+        if closes && self.after_subject_noun() {
+            Tag::Prep
+        } else if self.verb_slot() || self.after_subject_noun() {
+            Tag::Verb
+        } else {
+            Tag::Prep
+        }
+    }
+
+    /// "they'd all logged off", "we both went": a quantifier floated after the subject,
+    /// before its verb; "the IT person": after a determiner, a name that spells "it".
+    fn floated_or_named(&self, w: &str) -> bool {
+        let prev = self.prev().map(|p| self.tag_at(p));
+        if w == "it" {
+            return prev == Some(Tag::Det);
+        }
+        matches!(prev, Some(Tag::Pron | Tag::Aux))
+            && lexicon::verb(self.next_norm()).is_some_and(|r| r.form != Form::Base)
+            && !words::is_determiner(self.next_norm())
+    }
+
     fn one(&self) -> Tag {
         let prev = self.prev().map(|p| self.tag_at(p));
         if self.next_norm() == "of" {
@@ -599,6 +621,12 @@ mod tests {
         // "the IT person was in a different time zone" lost its subject to a pronoun.
         assert_eq!(tags("the IT person was")[1..3], [Noun, Noun]);
         assert_eq!(tags("my kitchen table")[2], Noun);
+        // The same interview: "they'd all logged off" was asked back as "logged", and "an
+        // auto-reply" read as an adverb.
+        assert_eq!(tags("they'd all logged off")[2..4], [Adv, Verb]);
+        assert_eq!(tags("I ate it all")[3], Det);
+        assert_eq!(tags("got an auto-reply")[2], Noun);
+        assert_eq!(tags("feeling pretty stupid")[2], Adj);
         assert_eq!(tags("now the kids are older")[0], Sconj);
         assert_eq!(tags("I do it now.")[3], Adv);
         // Seen in a headless run: "level-headed" read as a verb made "team level-headed" a

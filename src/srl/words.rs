@@ -156,8 +156,10 @@ pub(super) fn opens_clause_adverb(word: &str) -> bool {
     )
 }
 
-/// Nouns spelled like adverbs in "-ly" ("family dinners", "a bit of a bully").
+/// Nouns spelled like adverbs in "-ly" ("family dinners", "a bit of a bully"), alone or
+/// last in a hyphenated compound ("an auto-reply").
 pub(super) fn is_ly_noun(word: &str) -> bool {
+    let word = word.rsplit('-').next().unwrap_or(word);
     matches!(
         word,
         "family"
@@ -259,7 +261,7 @@ const ADJECTIVE: &str = "\
     homemade tight tighter loose safe unsafe secure insecure tiny huge massive enormous \
     straight foggy groggy ridiculous crazy weird strange odd messy tidy lucky patient \
     impatient grumpy sleepy awake asleep upset angry soggy lukewarm stale fussy grateful dead \
-    alive";
+    alive stupid dumb clueless";
 
 /// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
 pub(super) fn is_adjective(word: &str) -> bool {

@@ -1361,6 +1361,10 @@ mod tests {
             labels("My mum was in hospital for a week."),
             ["mum in hospital"]
         );
+        assert_eq!(
+            labels("The company was mostly in Singapore."),
+            ["company in singapore"]
+        );
         // A headless ladder coded "not being person".
         assert_eq!(
             labels("I never want to be that person."),

@@ -964,7 +964,14 @@ impl Reader<'_> {
                 .any(|w| w.class == WordClass::Noun && lexicon::is_pointer_noun(&w.norm))
         });
         let subject = subject.filter(|_| !pointer);
-        if let (Some(s), [(ArgRole::Loc | ArgRole::Tmp, place), ..]) = (subject, rest)
+        // "The company was mostly in Singapore": an adverb before the place is not the
+        // description.
+        let placed = rest.iter().skip_while(|(_, r)| {
+            r.clone()
+                .all(|i| self.word(i).is_some_and(|w| w.class == WordClass::Adverb))
+        });
+        if let (Some(s), Some((ArgRole::Loc | ArgRole::Tmp, place))) =
+            (subject, placed.clone().next())
             && let Some(somewhere) = self.someone_somewhere(s, place)
         {
             return FramePhrases::new(None, Some(somewhere), None);

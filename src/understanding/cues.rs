@@ -987,6 +987,24 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
     if cue.marks.progressive {
         return vec!["incident_context"];
     }
+    // "My manager was on holiday", "the company was mostly in Singapore": where someone was,
+    // with no event in it, is the situation.
+    let be_at = |k: usize| {
+        cue.words
+            .get(k)
+            .is_some_and(|w| listed("was were is are", w))
+    };
+    let whereabouts = !cue.verbal()
+        && (0..cue.words.len()).any(|k| {
+            let after = |n: usize| cue.words.get(k + n).map_or("", String::as_str);
+            be_at(k)
+                && (srl::is_preposition(after(1))
+                    || (listed("mostly still already all", after(1))
+                        && srl::is_preposition(after(2))))
+        });
+    if whereabouts && !cue.opening.since {
+        return vec!["incident_context"];
+    }
     // In a story told in the past, the present speaks of how things are since ("I check every
     // box now") or of how things are in general, which explains what happened ("the app
     // doesn't print them", "people leave their bottles on the mats").
@@ -1450,6 +1468,23 @@ mod tests {
         check(
             "critical_incident",
             &[
+                // A live onboarding story: where people were is the situation, not an event
+                // to ask "what led up to" about; a judgement is not a whereabouts.
+                (
+                    "My manager was on holiday and the IT person was in a different time zone.",
+                    "IT person was in a different time zone",
+                    Is("incident_context"),
+                ),
+                (
+                    "The company was mostly in Singapore, so they had all logged off.",
+                    "company was mostly in Singapore",
+                    Is("incident_context"),
+                ),
+                (
+                    "The dentist said the drilling was totally unnecessary.",
+                    "drilling was totally unnecessary",
+                    Not("incident_context"),
+                ),
                 (
                     "I panicked and unplugged the cable.",
                     "unplugged the cable",

@@ -98,14 +98,7 @@ impl Reader<'_> {
     pub(super) fn frame(&self, frame: &SrlFrame) -> FramePhrases {
         let mut read = self.frame_read(frame);
         // "Nobody had sent me a laptop": what nobody did did not happen.
-        let nobody = frame.arguments.iter().find_map(|a| {
-            let said = a.span.text.trim().to_lowercase();
-            (a.role == ArgRole::Arg0
-                && a.span.end <= frame.predicate.start
-                && matches!(said.as_str(), "nobody" | "no one" | "nothing"))
-            .then_some(said)
-        });
-        if let (Some(main), Some(word)) = (read.main.as_mut(), nobody) {
+        if let (Some(main), Some(word)) = (read.main.as_mut(), nobody(frame)) {
             main.deny_with(&word);
         }
         read
@@ -727,17 +720,9 @@ impl Reader<'_> {
         let mut read = self.copular(subject, after).with_setting(setting);
         if let Some(main) = read.main.as_mut() {
             main.of_product |= of_product(frame);
-            // "It's not watery", "I'm not anxious about bills": a denied description;
-            // "nobody is responsible for those units": one denied of everyone.
-            let nobody = frame.arguments.iter().find_map(|a| {
-                let said = a.span.text.trim().to_lowercase();
-                (a.span.end <= frame.predicate.start
-                    && matches!(said.as_str(), "nobody" | "no one" | "nothing"))
-                .then_some(said)
-            });
-            if let Some(word) = nobody {
-                main.deny_with(&word);
-            } else if frame.negated {
+            // "It's not watery", "I'm not anxious about bills": a denied description ("nobody
+            // is responsible for those units" is denied of everyone in `frame`).
+            if frame.negated && nobody(frame).is_none() {
                 main.deny();
             }
         }
@@ -1453,6 +1438,17 @@ fn chosen<'w>(
     let summing_up =
         matches!((lemma, preposition), ("come down" | "boil down", "to")) && first.len() >= 2;
     (choosing || summing_up).then(|| first.start + 1..first.end)
+}
+
+/// "nobody", "no one" or "nothing" as the frame's subject: what it says is denied of all.
+fn nobody(frame: &SrlFrame) -> Option<String> {
+    frame.arguments.iter().find_map(|a| {
+        let said = a.span.text.trim().to_lowercase();
+        (matches!(a.role, ArgRole::Arg0 | ArgRole::Arg1)
+            && a.span.end <= frame.predicate.start
+            && matches!(said.as_str(), "nobody" | "no one" | "nothing"))
+        .then_some(said)
+    })
 }
 
 /// The first object or description after the verb.

@@ -33,6 +33,11 @@ pub(super) fn np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
             // "my morning flat white": a fixed compound after a modifying noun continues
             // the group.
             Tag::Adj if has_noun && words::is_fixed_compound(doc.norm(k), doc.norm(k + 1)) => {}
+            // "two big boxes", "one less thing": a count before the description.
+            Tag::Adj
+                if has_noun
+                    && doc.tag(k - 1) == Tag::Num
+                    && matches!(doc.tag(k + 1), Tag::Noun | Tag::Adj) => {}
             Tag::Det | Tag::Adj if has_noun => break,
             // "calm | the kids": no determiner follows an adjective inside one phrase.
             Tag::Det if k > i && after_description(doc, k) => break,

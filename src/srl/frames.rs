@@ -366,6 +366,18 @@ impl Builder<'_, '_> {
                 draft.add(ArgRole::Arg2, k..end);
                 return end;
             }
+            // "I talk too fast", "we got home late": how the deed was done.
+            if !draft.has(ArgRole::Arg1)
+                && !draft.copular
+                && !draft.has(ArgRole::Mnr)
+                && !matches!(draft.group.lemma.as_str(), "do" | "have" | "make")
+                && !matches!(
+                    doc.norm(k),
+                    "early" | "soon" | "later" | "again" | "already"
+                )
+            {
+                draft.add(ArgRole::Mnr, k..end);
+            }
         } else if !draft.has(ArgRole::Arg1) && (!draft.copular || draft.existential) {
             // "the flight was cancelled, no explanation": a passive verb has no object, and a
             // noun phrase after its comma is an aside.

@@ -151,6 +151,9 @@ impl Ctx<'_> {
 
     /// Closed-class words whose tag depends on their neighbours.
     fn contextual(&self, w: &str) -> Option<Tag> {
+        if let Some(tag) = self.said_or_counted(w) {
+            return Some(tag);
+        }
         let tag = match w {
             "not" | "never" => Tag::Neg,
             "to" => self.to(),
@@ -264,6 +267,22 @@ impl Ctx<'_> {
         Some(tag)
     }
 
+    /// "Now I actually say yes", "I said no": the answer given is what is said; "one less
+    /// thing": the comparative is part of the count, inside the noun group.
+    fn said_or_counted(&self, w: &str) -> Option<Tag> {
+        let prev = self.prev().map_or("", |p| self.norm_at(p));
+        match w {
+            "yes" | "no"
+                if matches!(prev, "say" | "says" | "said" | "saying")
+                    && !self.next_is_nominal() =>
+            {
+                Some(Tag::Noun)
+            }
+            "less" | "more" | "fewer" if prev == "one" && self.next_is_nominal() => Some(Tag::Adj),
+            _ => None,
+        }
+    }
+
     /// The word is half of "you know", "you see" or "I mean" set off by punctuation (or the
     /// sentence's edge) on both sides.
     fn parenthetical_filler(&self) -> bool {
@@ -324,6 +343,9 @@ impl Ctx<'_> {
         let prev = self.prev().map(|p| self.tag_at(p));
         if self.next_norm() == "of" {
             Tag::Noun
+        } else if matches!(self.next_norm(), "less" | "more" | "fewer") {
+            // "one less thing to keep in my head": a count.
+            Tag::Num
         } else if prev == Some(Tag::Prep) && self.next_is_nominal() && self.next_norm() != "point" {
             Tag::Num
         } else if self.prev().is_some_and(|p| self.norm_at(p) == "the")
@@ -682,7 +704,7 @@ mod tests {
         // A stranded preposition, then the main clause's verb.
         assert_eq!(
             tags("one less thing to worry about keeps me calm"),
-            [Pron, Det, Noun, Inf, Verb, Prep, Verb, Pron, Adj]
+            [Num, Adj, Noun, Inf, Verb, Prep, Verb, Pron, Adj]
         );
     }
 

@@ -338,7 +338,8 @@ const LINKING: &str = "\
 
 /// Verbs that link a subject to a description ("it tastes better", "I feel tired").
 pub(super) fn is_linking(lemma: &str) -> bool {
-    listed(LINKING, lemma)
+    // "I ended up nearly late for the call": where things left the subject.
+    listed(LINKING, lemma) || matches!(lemma, "end up" | "wind up")
 }
 
 const TRANSFER: &str = "\

@@ -149,8 +149,11 @@ pub fn extract_offline_in_context(
             } else {
                 floor
             };
+            let favoured = denies_a_struggle(&phrase);
             let above_floor = |t: &str| {
-                floor.is_none_or(|f| input.methodology.node_type(t).is_some_and(|n| n.level >= f))
+                let node_type = input.methodology.node_type(t);
+                floor.is_none_or(|f| node_type.is_some_and(|n| n.level >= f))
+                    && !(favoured && node_type.is_some_and(|n| n.negative))
             };
             let property = phrase.of_product
                 && !cues::names_an_end(&phrase.words)
@@ -650,6 +653,21 @@ fn confidence(phrase: &Phrase, typed: &TypeMatch) -> f64 {
         0.0
     };
     BASE_CONFIDENCE + role + clear
+}
+
+/// "never stuck without coffee", "not missed a Wednesday": a struggle denied is what the
+/// respondent is after, no struggle.
+fn denies_a_struggle(phrase: &Phrase) -> bool {
+    let denied = phrase
+        .words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "not" | "never"));
+    denied
+        && if phrase.affect == 0 {
+            stance(&phrase.words) > 0
+        } else {
+            phrase.affect > 0
+        }
 }
 
 fn stance(words: &[String]) -> i8 {

@@ -112,10 +112,11 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     disappointed disappointing useless rude cold stuck miss missed lost tired sluggish \
     bloated sick pain anxious nervous rejected confused unclear lonely isolated overwhelmed \
     unfair overpriced extortionate surcharge rip-off ripoff intolerant intolerance bloating \
-    cramps headache headaches nausea snappy snappier snapping grumpy grumpier irritable \
+    cramps headache headaches nausea snap snapped snappy snappier snapping grumpy grumpier irritable \
     impatient short-tempered moody frazzled bored boring fiddly knackered exhausted exhausting \
     drained tedious chore faff binned binning shout shouted shouting yelled yelling resentful \
     resented shattered miserable loud loudly noisy wrecked crash crashed crashing jittery \
+    leak leaks leaked leaking spilt spilled \
     foggy groggy chaos chaotic ridiculous sleepy";
 
 /// Affect words strong enough to move valence by two steps at once.

@@ -174,7 +174,8 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             && !asks_for_something(frame)
             && !means_something(frame)
             && !knows_a_thing(frame, words)
-            && !reported(frame, words))
+            && !reported(frame, words)
+            && !answers_yes_or_no(frame))
             || reader.says_nothing(frame)
         {
             continue;
@@ -447,6 +448,15 @@ fn reported(frame: &crate::srl::SrlFrame, words: &[TaggedWord]) -> bool {
                 .any(|w| w.class == WordClass::Auxiliary)
     });
     matches!(frame.lemma.as_str(), "say" | "tell") && by_someone && said_in_words
+}
+
+/// "Now I actually say yes", "I said no": agreeing or refusing is something done, not talk
+/// about the talk.
+fn answers_yes_or_no(frame: &crate::srl::SrlFrame) -> bool {
+    frame.lemma == "say"
+        && frame.arguments.iter().any(|a| {
+            a.role == ArgRole::Arg1 && matches!(a.span.text.to_lowercase().as_str(), "yes" | "no")
+        })
 }
 
 /// "I want them to remember family dinners", "she knows the family": remembering or knowing
@@ -1386,6 +1396,34 @@ mod tests {
             l.iter().any(|l| l.contains("choose for me")) && !l.iter().any(|l| l == "one"),
             "{l:?}"
         );
+    }
+
+    /// From a live jobs interview on coffee, where "I ended up nearly late for the call" was
+    /// asked back as "ended up for the call", "I've got it together" as "got together", "one
+    /// less thing to keep in my head" as "less thing", and "coffee isn't one of them anymore"
+    /// became the concept "not one of anymore".
+    #[test]
+    fn where_things_left_the_respondent_and_what_the_pronoun_holds() {
+        assert_eq!(
+            labels("I ended up nearly late for the call."),
+            ["ended up late for the call"]
+        );
+        assert_eq!(
+            labels("I want to feel like I've got it together."),
+            ["got it together"]
+        );
+        assert_eq!(labels("When I'm rushed I talk too fast."), ["talk fast"]);
+        assert!(
+            labels("I've got one less thing to keep in my head.")
+                .contains(&"one less thing".to_owned())
+        );
+        assert!(
+            labels("Coffee just isn't one of them anymore.")
+                .iter()
+                .all(|l| !l.contains("one of")),
+        );
+        // Saying yes is something done, from a development answer ("Now I actually say yes").
+        assert_eq!(labels("Now I actually say yes."), ["say yes"]);
     }
 
     #[test]

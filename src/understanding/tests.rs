@@ -1059,6 +1059,44 @@ fn a_struggle_the_respondent_names_without_feeling_words_is_spoken_against() {
     assert_eq!(stance("supermarket shop"), 0, "{e:?}");
 }
 
+/// From a live jobs interview on coffee: "I've thought about a machine so I'm never stuck
+/// without coffee" was coded a struggle and asked "What have you tried so far to get around
+/// …?". A struggle denied is what the respondent is after; one they still meet stays one.
+#[test]
+fn a_struggle_denied_is_no_struggle() {
+    let m = methodology("jobs_to_be_done");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("never stuck without coffee", "pain_point"),
+            ("stuck without coffee", "pain_point"),
+        ],
+    );
+    let typed = |answer: &str, label: &str| {
+        let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+        e.concepts
+            .iter()
+            .find(|c| c.label == label)
+            .unwrap_or_else(|| panic!("no {label} in {e:?}"))
+            .node_type
+            .clone()
+    };
+    assert_ne!(
+        typed(
+            "I want a machine so I'm never stuck without coffee.",
+            "never stuck without coffee"
+        ),
+        "pain_point"
+    );
+    assert_eq!(
+        typed(
+            "Most mornings I'm stuck without coffee.",
+            "stuck without coffee"
+        ),
+        "pain_point"
+    );
+}
+
 #[test]
 fn relationships_only_where_the_ontology_permits() {
     let m = methodology("means_end_chain");

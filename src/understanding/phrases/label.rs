@@ -347,7 +347,10 @@ impl Reader<'_> {
             }
             // "(it) makes (it) possible (to feel like me)": how something became, its thing
             // and what it led to said elsewhere.
-            [verb, state] => {
+            [verb, state] | [verb, _, state]
+                if words.len() == 2
+                    || kept.get(1).is_some_and(|&i| self.object_before_particle(i)) =>
+            {
                 srl::verb_lemma(&verb.norm) == "make"
                     && state.class == WordClass::Adjective
                     && kept
@@ -478,13 +481,19 @@ impl Reader<'_> {
         hedge_at(i) || (norm(i) == "of" && i.checked_sub(1).is_some_and(hedge_at))
     }
 
-    /// Word `i` is "it" between a verb and its particle ("brings it up", "sorted it out"):
-    /// the phrasal verb reads whole only with it.
+    /// Word `i` is "it" between a verb and its particle ("brings it up", "sorted it out") or
+    /// the state it is left in ("got it together", "take it easy"): the phrase reads whole
+    /// only with it.
     fn object_before_particle(&self, i: usize) -> bool {
+        let after_verb = i
+            .checked_sub(1)
+            .and_then(|p| self.word(p))
+            .is_some_and(|p| p.class == WordClass::Verb);
         self.word(i).is_some_and(|w| w.norm == "it")
-            && self
-                .word(i + 1)
-                .is_some_and(|w| w.class == WordClass::Particle)
+            && self.word(i + 1).is_some_and(|w| {
+                w.class == WordClass::Particle
+                    || (after_verb && (w.class == WordClass::Adjective || w.norm == "together"))
+            })
     }
 
     /// Word `i` is "there" right after a verb of getting somewhere ("got there with six miles
@@ -971,6 +980,9 @@ pub(super) fn worth_a_concept(words: &[String]) -> bool {
                     "not"
                         | "no"
                         | "never"
+                        | "one"
+                        | "ones"
+                        | "anymore"
                         | "a"
                         | "an"
                         | "the"

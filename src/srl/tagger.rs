@@ -279,6 +279,32 @@ impl Ctx<'_> {
                 Some(Tag::Noun)
             }
             "less" | "more" | "fewer" if prev == "one" && self.next_is_nominal() => Some(Tag::Adj),
+            // "makes me a lot calmer": a degree before the comparison, no object.
+            "a" if matches!(self.next_norm(), "lot" | "bit")
+                && words::is_adjective(self.norm_at(self.i + 2)) =>
+            {
+                Some(Tag::Adv)
+            }
+            "lot" | "bit" if prev == "a" && words::is_adjective(self.next_norm()) => Some(Tag::Adv),
+            // "just feeling at peace with myself (is what I'm chasing)", "feeling like a
+            // proper runner": the state, not the noun "a feeling".
+            "feeling"
+                if matches!(self.next_norm(), "at" | "like")
+                    && self
+                        .prev()
+                        .is_none_or(|p| !matches!(self.tag_at(p), Tag::Det | Tag::Adj)) =>
+            {
+                Some(Tag::Verb)
+            }
+            // "having an hour where it does makes me calmer": a verb in "-s" before its object
+            // pronoun, after a clause cut short.
+            _ if w.ends_with('s')
+                && matches!(prev, "does" | "do" | "did")
+                && words::is_object_pronoun(self.next_norm())
+                && lexicon::verb(w).is_some() =>
+            {
+                Some(Tag::Verb)
+            }
             _ => None,
         }
     }
@@ -701,6 +727,10 @@ mod tests {
             "an ordinal inside a noun group"
         );
         assert_eq!(tags("I saw it first, then")[3], Adv);
+        // Comparatives of known adjectives; words more often something else stay so.
+        assert_eq!(tags("nicer to be around")[0], Adj);
+        assert_eq!(tags("we were happier")[2], Adj);
+        assert_eq!(tags("the owner said")[1], Noun);
         // A stranded preposition, then the main clause's verb.
         assert_eq!(
             tags("one less thing to worry about keeps me calm"),

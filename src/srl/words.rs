@@ -265,7 +265,47 @@ const ADJECTIVE: &str = "\
 
 /// Common adjectives, including participles that behave as adjectives ("tired", "annoying").
 pub(super) fn is_adjective(word: &str) -> bool {
-    listed(ADJECTIVE, word)
+    listed(ADJECTIVE, word) || is_comparative(word)
+}
+
+/// "nicer", "calmer", "happier", "bigger", "cheapest": a comparative or superlative of a listed
+/// adjective. Words that are more often something else are not ("later", "owner", "lighter").
+fn is_comparative(word: &str) -> bool {
+    if matches!(
+        word,
+        "later" | "latest" | "earlier" | "owner" | "lighter" | "lightest"
+    ) {
+        return false;
+    }
+    let Some(stem) = word
+        .strip_suffix("er")
+        .or_else(|| word.strip_suffix("est"))
+        .filter(|s| s.len() >= 2)
+    else {
+        return false;
+    };
+    let doubled = stem
+        .chars()
+        .rev()
+        .take(2)
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w.first() == w.get(1));
+    let candidates = [
+        stem.to_owned(),
+        format!("{stem}e"),
+        stem.strip_suffix('i')
+            .map(|s| format!("{s}y"))
+            .unwrap_or_default(),
+        if doubled {
+            stem.get(..stem.len() - 1).unwrap_or_default().to_owned()
+        } else {
+            String::new()
+        },
+    ];
+    candidates
+        .iter()
+        .any(|c| !c.is_empty() && listed(ADJECTIVE, c))
 }
 
 const TIME_NOUN: &str = "\

@@ -1046,7 +1046,21 @@ fn incident(cue: &Cue) -> Vec<&'static str> {
 fn job(cue: &Cue) -> Vec<&'static str> {
     // "I don't care about fancy milk": what does not count in choosing is a criterion too.
     let indifferent = cue.marks.negated && (cue.has("care about") || cue.has("bothered about"));
-    if cue.has("has to") || cue.has("have to fit") || cue.has("something i could") || indifferent {
+    // "instant is grim but it does the job": what a solution is judged on.
+    let judged = [
+        "does the job",
+        "did the job",
+        "does the trick",
+        "did the trick",
+    ]
+    .iter()
+    .any(|p| cue.has(p));
+    if cue.has("has to")
+        || cue.has("have to fit")
+        || cue.has("something i could")
+        || indifferent
+        || judged
+    {
         return vec!["hiring_criterion"];
     }
     // "I'm a better partner and a better dad": who the respondent is to others.
@@ -1681,6 +1695,11 @@ mod tests {
                     "I'm the only one with kids in the team.",
                     "only one with kids",
                     Not("social_job"),
+                ),
+                (
+                    "Sometimes I just have instant, which is grim but it does the job.",
+                    "does the job",
+                    Is("hiring_criterion"),
                 ),
                 (
                     "It has to be hot. I don't care about fancy milk.",

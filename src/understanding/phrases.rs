@@ -1426,6 +1426,24 @@ mod tests {
         assert_eq!(labels("Now I actually say yes."), ["say yes"]);
     }
 
+    /// From a held-out ladder script, headless: the last answer's value ("feeling at peace
+    /// with myself") was lost to "a feeling", and "it does makes me a lot calmer" was coded
+    /// "does makes" while the focus went to "being an anxious person".
+    #[test]
+    fn a_state_as_subject_and_a_comparison_after_a_cut_clause() {
+        let l = labels(
+            "And I think just feeling at peace with myself, even for a little while, is what \
+             I'm really chasing.",
+        );
+        assert!(
+            l.contains(&"feeling at peace with myself".to_owned()),
+            "{l:?}"
+        );
+        let l = labels("So having an hour where it does makes me a lot calmer.");
+        assert!(l.contains(&"calmer".to_owned()), "{l:?}");
+        assert!(!l.iter().any(|l| l.contains("makes")), "{l:?}");
+    }
+
     #[test]
     fn a_verb_of_knowing_whose_clause_went_its_own_way_ends_no_label() {
         // A live laddering interview asked back "You said "sleep better knowing"".

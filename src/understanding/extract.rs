@@ -150,10 +150,12 @@ pub fn extract_offline_in_context(
                 floor
             };
             let favoured = denies_a_struggle(&phrase);
+            let below_values = value_floor(input.methodology).filter(|_| spoken_against(&phrase));
             let above_floor = |t: &str| {
                 let node_type = input.methodology.node_type(t);
                 floor.is_none_or(|f| node_type.is_some_and(|n| n.level >= f))
                     && !(favoured && node_type.is_some_and(|n| n.negative))
+                    && below_values.is_none_or(|v| node_type.is_some_and(|n| n.level < v))
             };
             let property = phrase.of_product
                 && !cues::names_an_end(&phrase.words)
@@ -667,6 +669,29 @@ fn denies_a_struggle(phrase: &Phrase) -> bool {
             stance(&phrase.words) > 0
         } else {
             phrase.affect > 0
+        }
+}
+
+/// On a ladder, "I'm quite an anxious person" is what the respondent is, no value they hold:
+/// what they speak against stays below this level, the lower of the two top rungs.
+fn value_floor(methodology: &Methodology) -> Option<u32> {
+    climbs(methodology)
+        .then(|| methodology.level_range().1.saturating_sub(1))
+        .filter(|v| *v > 1)
+}
+
+/// The respondent speaks against what the phrase says ("anxious person", "stressed"), not
+/// against its denial.
+fn spoken_against(phrase: &Phrase) -> bool {
+    let denied = phrase
+        .words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "not" | "never" | "no"));
+    !denied
+        && if phrase.affect == 0 {
+            stance(&phrase.words) < 0
+        } else {
+            phrase.affect < 0
         }
 }
 

@@ -1097,6 +1097,39 @@ fn a_struggle_denied_is_no_struggle() {
     );
 }
 
+/// From a held-out ladder script, headless: "I'm quite an anxious person generally, … so
+/// having an hour where it does makes me a lot calmer" put the focus on "being an anxious
+/// person", typed a value. What the respondent speaks against is no value they hold.
+#[test]
+fn what_the_respondent_speaks_against_is_no_value() {
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(
+        &m,
+        &[
+            ("anxious person", "instrumental_value"),
+            ("independent person", "instrumental_value"),
+        ],
+    );
+    let typed = |answer: &str, label: &str| {
+        let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+        e.concepts
+            .iter()
+            .find(|c| c.label.contains(label))
+            .unwrap_or_else(|| panic!("no {label} in {e:?}"))
+            .node_type
+            .clone()
+    };
+    let anxious = typed("I'm quite an anxious person generally.", "anxious person");
+    assert!(!anxious.ends_with("_value"), "{anxious}");
+    assert_eq!(
+        typed(
+            "I'm quite an independent person generally.",
+            "independent person"
+        ),
+        "instrumental_value"
+    );
+}
+
 #[test]
 fn relationships_only_where_the_ontology_permits() {
     let m = methodology("means_end_chain");

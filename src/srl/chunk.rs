@@ -209,6 +209,9 @@ pub(super) fn complement_end(doc: &Doc<'_>, i: usize, limit: usize) -> usize {
     }
     if k == i {
         i + 1
+    } else if k == i + 1 && matches!(doc.norm(i), "someone" | "somebody") {
+        // "I want to be someone [people feel they can come to]".
+        contact_relative_end(doc, k, limit).unwrap_or(k)
     } else if doc.tag(k - 1) == Tag::Noun && !is_time_phrase(doc, i..k) {
         contact_relative_end(doc, k, limit).unwrap_or(k)
     } else {

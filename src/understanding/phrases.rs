@@ -1426,6 +1426,27 @@ mod tests {
         assert_eq!(labels("Now I actually say yes."), ["say yes"]);
     }
 
+    /// From a live laddering interview in the terminal app: "I want to be someone people feel
+    /// they can come to" gave no concept, and the next question asked about "being the kind of
+    /// person" instead.
+    #[test]
+    fn someone_described_by_a_clause_is_one_concept() {
+        assert_eq!(
+            labels("I suppose I want to be someone people feel they can come to."),
+            ["someone people feel they can come to"]
+        );
+        assert_eq!(
+            labels("I want to be someone people can trust."),
+            ["someone people can trust"]
+        );
+        // "something I care about" only points back at what it describes.
+        assert!(
+            labels("Being kind is something I care about.")
+                .iter()
+                .all(|l| !l.contains("care about")),
+        );
+    }
+
     /// From a held-out ladder script, headless: the last answer's value ("feeling at peace
     /// with myself") was lost to "a feeling", and "it does makes me a lot calmer" was coded
     /// "does makes" while the focus went to "being an anxious person".

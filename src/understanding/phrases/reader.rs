@@ -963,16 +963,12 @@ impl Reader<'_> {
         }
         // "The creamy texture is the main thing for me": a description whose only nouns point
         // back at the subject says how much it matters; the subject is the concept.
-        let mut nouns = description
-            .iter()
-            .flat_map(Clone::clone)
-            .filter(|&i| !self.is_quantity_hedge(i))
-            .filter_map(|i| self.word(i))
-            .filter(|w| w.class == WordClass::Noun)
-            .peekable();
-        let points_back = nouns.peek().is_some() && nouns.all(|w| lexicon::is_empty_noun(&w.norm));
-        if let Some(s) = subject.filter(|_| points_back) {
-            let main = self.phrase(std::slice::from_ref(s), 0..0, Origin::Predicate);
+        let subject_itself = subject
+            .filter(|_| self.points_back(&description))
+            .map(|s| self.phrase(std::slice::from_ref(s), 0..0, Origin::Predicate));
+        if let Some(main) =
+            subject_itself.or_else(|| self.someone_described(&description).map(Some))
+        {
             return FramePhrases::new(None, main, None);
         }
         let subject_phrase =
@@ -1027,6 +1023,46 @@ impl Reader<'_> {
             return FramePhrases::new(None, Some(judged), None);
         }
         FramePhrases::new(subject_phrase, described, None)
+    }
+
+    /// The description's only nouns point back at the subject ("the main thing for me").
+    fn points_back(&self, description: &[Range<usize>]) -> bool {
+        let mut nouns = description
+            .iter()
+            .flat_map(Clone::clone)
+            .filter(|&i| !self.is_quantity_hedge(i))
+            .filter_map(|i| self.word(i))
+            .filter(|w| w.class == WordClass::Noun)
+            .peekable();
+        nouns.peek().is_some() && nouns.all(|w| lexicon::is_empty_noun(&w.norm))
+    }
+
+    /// "I want to be someone people can trust", "someone people feel they can come to": the
+    /// person described by the clause after them is the concept, every word of it (the
+    /// clause's own verbs are no concepts of their own).
+    fn someone_described(&self, description: &[Range<usize>]) -> Option<Phrase> {
+        let [range] = description else {
+            return None;
+        };
+        let words: Vec<&TaggedWord> = range.clone().filter_map(|i| self.word(i)).collect();
+        let (first, last) = (words.first()?, words.last()?);
+        let someone = matches!(first.norm.as_str(), "someone" | "somebody")
+            && words.len() >= 3
+            && words.iter().skip(1).any(|w| w.class == WordClass::Verb);
+        someone.then(|| {
+            let norms: Vec<String> = words.iter().map(|w| w.norm.clone()).collect();
+            let said = self.answer.get(first.start..last.end).unwrap_or_default();
+            Phrase {
+                label: said.split_whitespace().collect::<Vec<_>>().join(" "),
+                start: first.start,
+                end: last.end,
+                origin: Origin::Predicate,
+                shape: super::Shape::Nominal,
+                words: norms,
+                affect: 0,
+                of_product: false,
+            }
+        })
     }
 
     /// "My manager was on holiday", "the IT person was in a different time zone": a noun

@@ -841,10 +841,15 @@ pub(super) fn is_conditional(words: &[TaggedWord], start: usize) -> bool {
     else {
         return false;
     };
-    !before
-        .iter()
-        .skip(at)
-        .any(|w| matches!(w.norm.as_str(), "but" | "now" | "because" | "since"))
+    // "I'd like to be that kind of person": a wish, not what would happen.
+    let wish = before
+        .get(at + 1)
+        .is_some_and(|w| matches!(w.norm.as_str(), "like" | "love" | "prefer" | "rather"));
+    !wish
+        && !before
+            .iter()
+            .skip(at)
+            .any(|w| matches!(w.norm.as_str(), "but" | "now" | "because" | "since"))
 }
 
 /// Words between "otherwise" and what the respondent would be or do.
@@ -1819,6 +1824,14 @@ mod tests {
         assert!(at("shouty mum"));
         assert!(at("rushing"));
         assert!(!at("have breakfast"), "a new sentence turns back to now");
+        // Asked what would be different without being patient, a live interview had coded
+        // "I'd like to be that kind of person" as "not being the kind of person".
+        let answer = "I'd like to be that kind of person, even over a phone line.";
+        let words = srl::tag_words(answer);
+        assert!(!is_conditional(
+            &words,
+            answer.find("kind of person").unwrap()
+        ));
     }
 
     #[test]

@@ -1059,6 +1059,17 @@ fn a_struggle_the_respondent_names_without_feeling_words_is_spoken_against() {
     assert_eq!(stance("supermarket shop"), 0, "{e:?}");
 }
 
+/// The type the offline extractor gives the concept of `answer` whose label contains `label`.
+fn type_of(m: &Methodology, embedder: &TableEmbedder, answer: &str, label: &str) -> String {
+    let e = extract(m, embedder, "", answer, &TurnContext::default());
+    e.concepts
+        .iter()
+        .find(|c| c.label.contains(label))
+        .unwrap_or_else(|| panic!("no {label} in {e:?}"))
+        .node_type
+        .clone()
+}
+
 /// From a live jobs interview on coffee: "I've thought about a machine so I'm never stuck
 /// without coffee" was coded a struggle and asked "What have you tried so far to get around
 /// …?". A struggle denied is what the respondent is after; one they still meet stays one.
@@ -1072,15 +1083,7 @@ fn a_struggle_denied_is_no_struggle() {
             ("stuck without coffee", "pain_point"),
         ],
     );
-    let typed = |answer: &str, label: &str| {
-        let e = extract(&m, &embedder, "", answer, &TurnContext::default());
-        e.concepts
-            .iter()
-            .find(|c| c.label == label)
-            .unwrap_or_else(|| panic!("no {label} in {e:?}"))
-            .node_type
-            .clone()
-    };
+    let typed = |answer: &str, label: &str| type_of(&m, &embedder, answer, label);
     assert_ne!(
         typed(
             "I want a machine so I'm never stuck without coffee.",
@@ -1110,15 +1113,7 @@ fn what_the_respondent_speaks_against_is_no_value() {
             ("independent person", "instrumental_value"),
         ],
     );
-    let typed = |answer: &str, label: &str| {
-        let e = extract(&m, &embedder, "", answer, &TurnContext::default());
-        e.concepts
-            .iter()
-            .find(|c| c.label.contains(label))
-            .unwrap_or_else(|| panic!("no {label} in {e:?}"))
-            .node_type
-            .clone()
-    };
+    let typed = |answer: &str, label: &str| type_of(&m, &embedder, answer, label);
     let anxious = typed("I'm quite an anxious person generally.", "anxious person");
     assert!(!anxious.ends_with("_value"), "{anxious}");
     assert_eq!(

@@ -254,11 +254,7 @@ fn assemble(
             confidence: confidence(phrase, typed),
             stance: input.methodology.stance_of(
                 node_type,
-                if phrase.affect == 0 {
-                    stance(&phrase.words)
-                } else {
-                    phrase.affect
-                },
+                phrase_stance(phrase),
             ),
             source_quote: input
                 .answer
@@ -660,16 +656,7 @@ fn confidence(phrase: &Phrase, typed: &TypeMatch) -> f64 {
 /// "never stuck without coffee", "not missed a Wednesday": a struggle denied is what the
 /// respondent is after, no struggle.
 fn denies_a_struggle(phrase: &Phrase) -> bool {
-    let denied = phrase
-        .words
-        .first()
-        .is_some_and(|w| matches!(w.as_str(), "not" | "never"));
-    denied
-        && if phrase.affect == 0 {
-            stance(&phrase.words) > 0
-        } else {
-            phrase.affect > 0
-        }
+    opens_with_denial(phrase) && phrase_stance(phrase) > 0
 }
 
 /// On a ladder, "I'm quite an anxious person" is what the respondent is, no value they hold:
@@ -683,16 +670,23 @@ fn value_floor(methodology: &Methodology) -> Option<u32> {
 /// The respondent speaks against what the phrase says ("anxious person", "stressed"), not
 /// against its denial.
 fn spoken_against(phrase: &Phrase) -> bool {
-    let denied = phrase
+    !opens_with_denial(phrase) && phrase_stance(phrase) < 0
+}
+
+fn opens_with_denial(phrase: &Phrase) -> bool {
+    phrase
         .words
         .first()
-        .is_some_and(|w| matches!(w.as_str(), "not" | "never" | "no"));
-    !denied
-        && if phrase.affect == 0 {
-            stance(&phrase.words) < 0
-        } else {
-            phrase.affect < 0
-        }
+        .is_some_and(|w| matches!(w.as_str(), "not" | "never" | "no"))
+}
+
+/// What the respondent feels about the phrase: the affect read around it, else its own words.
+fn phrase_stance(phrase: &Phrase) -> i8 {
+    if phrase.affect == 0 {
+        stance(&phrase.words)
+    } else {
+        phrase.affect
+    }
 }
 
 fn stance(words: &[String]) -> i8 {

@@ -284,28 +284,25 @@ fn is_comparative(word: &str) -> bool {
     else {
         return false;
     };
+    // The suffix opens with "e", so the stem with its "e" back ("nicer" -> "nice") is a prefix.
+    let with_e = word.get(..=stem.len()).unwrap_or_default();
+    // "bigger" -> "big".
     let doubled = stem
-        .chars()
-        .rev()
-        .take(2)
-        .collect::<Vec<_>>()
+        .as_bytes()
         .windows(2)
-        .any(|w| w.first() == w.get(1));
-    let candidates = [
-        stem.to_owned(),
-        format!("{stem}e"),
-        stem.strip_suffix('i')
-            .map(|s| format!("{s}y"))
-            .unwrap_or_default(),
-        if doubled {
-            stem.get(..stem.len() - 1).unwrap_or_default().to_owned()
-        } else {
-            String::new()
-        },
-    ];
-    candidates
+        .last()
+        .is_some_and(|w| w.first() == w.get(1));
+    let undoubled = if doubled {
+        stem.get(..stem.len() - 1).unwrap_or_default()
+    } else {
+        ""
+    };
+    [stem, with_e, undoubled]
         .iter()
         .any(|c| !c.is_empty() && listed(ADJECTIVE, c))
+        || stem
+            .strip_suffix('i')
+            .is_some_and(|s| listed(ADJECTIVE, &format!("{s}y")))
 }
 
 const TIME_NOUN: &str = "\
@@ -551,4 +548,19 @@ pub(super) fn is_exchange(lemma: &str) -> bool {
         lemma,
         "pay" | "sell" | "charge" | "exchange" | "swap" | "trade"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_adjective;
+
+    #[test]
+    fn comparatives_and_superlatives_of_listed_adjectives_are_adjectives() {
+        for word in ["nicer", "calmer", "happier", "bigger", "cheapest", "nicest"] {
+            assert!(is_adjective(word), "{word}");
+        }
+        for word in ["later", "owner", "lighter", "er", "est", "butter", "finger"] {
+            assert!(!is_adjective(word), "{word}");
+        }
+    }
 }

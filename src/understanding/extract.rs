@@ -252,10 +252,9 @@ fn assemble(
             label: label.clone(),
             node_type: node_type.clone(),
             confidence: confidence(phrase, typed),
-            stance: input.methodology.stance_of(
-                node_type,
-                phrase_stance(phrase),
-            ),
+            stance: input
+                .methodology
+                .stance_of(node_type, phrase_stance(phrase)),
             source_quote: input
                 .answer
                 .get(phrase.start..phrase.end)

@@ -167,10 +167,12 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         let denial = raised
             .take()
             .map_or(Denial::None, |r| r.reaches(frame, answer));
-        if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) {
+        let unworried = thinks_no_more_about(frame);
+        if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) && !unworried {
             raised = Some(Raised::at(frame, frame.lemma == "want"));
         }
         if (lexicon::is_filler_verb(&frame.lemma)
+            && !unworried
             && !asks_for_something(frame)
             && !means_something(frame)
             && !knows_a_thing(frame, words)
@@ -181,6 +183,9 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             continue;
         }
         let mut read = reader.frame(frame);
+        if unworried {
+            read.main = reader.thought_no_more(frame).or(read.main);
+        }
         if let Some(passed) = denial.apply(read.main.as_mut(), frame) {
             raised = Some(passed);
         }
@@ -405,6 +410,33 @@ fn asks_for_something(frame: &crate::srl::SrlFrame) -> bool {
         && frame.arguments.iter().any(|a| {
             a.span.start >= frame.predicate.end
                 && a.span.text.trim().to_lowercase().starts_with("for ")
+        })
+}
+
+/// "I never have to think about charging them": not thinking about something is what the
+/// respondent gained, the whole of it; "charging them" alone says the opposite.
+/// Not in the past ("I'd never really thought about it" says nothing gained), and about a
+/// thing, not a question ("not worrying about what's in it" is read as before).
+fn thinks_no_more_about(frame: &crate::srl::SrlFrame) -> bool {
+    let now = matches!(
+        frame.predicate.text.to_lowercase().as_str(),
+        "think" | "worry" | "thinking" | "worrying"
+    );
+    frame.negated
+        && now
+        && frame.arguments.iter().any(|a| {
+            let said = a.span.text.trim().to_lowercase();
+            let thing = said
+                .strip_prefix("about ")
+                .and_then(|rest| rest.split_whitespace().next());
+            a.role == ArgRole::Arg1
+                && a.span.start >= frame.predicate.end
+                && thing.is_some_and(|w| {
+                    !matches!(
+                        w,
+                        "what" | "whether" | "how" | "if" | "who" | "where" | "when" | "why"
+                    )
+                })
         })
 }
 
@@ -1424,6 +1456,37 @@ mod tests {
         );
         // Saying yes is something done, from a development answer ("Now I actually say yes").
         assert_eq!(labels("Now I actually say yes."), ["say yes"]);
+    }
+
+    /// From a live laddering interview in the terminal app: "I never have to think about
+    /// charging them" was coded "charging them", the opposite of what the respondent gained.
+    #[test]
+    fn no_more_thinking_about_something_keeps_its_denial() {
+        assert_eq!(
+            labels("I never have to think about charging them."),
+            ["never have to think about charging them"]
+        );
+        assert_eq!(
+            labels("I don't worry about the battery anymore."),
+            ["not worry about the battery"]
+        );
+        // Not in the past, and not about a question.
+        assert!(
+            !labels("I'd never really thought about it.")
+                .iter()
+                .any(|l| l.contains("thought")),
+        );
+        assert!(
+            !labels("I'm not worrying about what's in it.")
+                .iter()
+                .any(|l| l.ends_with("what")),
+        );
+        // Thinking about something, undenied, is still the thing thought about.
+        assert!(
+            !labels("I think about my mum a lot.")
+                .iter()
+                .any(|l| l.contains("think")),
+        );
     }
 
     /// From a live laddering interview in the terminal app: "I want to be someone people feel

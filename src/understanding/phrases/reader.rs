@@ -1037,6 +1037,47 @@ impl Reader<'_> {
         nouns.peek().is_some() && nouns.all(|w| lexicon::is_empty_noun(&w.norm))
     }
 
+    /// "I never have to think about charging them", "I don't worry about the battery": the
+    /// denial, the verb and what it is about, in the respondent's words ("never have to think
+    /// about charging them", "not worry about the battery").
+    pub(super) fn thought_no_more(&self, frame: &SrlFrame) -> Option<Phrase> {
+        let about = frame
+            .arguments
+            .iter()
+            .find(|a| a.role == ArgRole::Arg1 && a.span.start >= frame.predicate.end)?;
+        let denial = frame.arguments.iter().find(|a| a.role == ArgRole::Neg)?;
+        let spelled_out = matches!(denial.span.text.to_lowercase().as_str(), "never" | "not");
+        let from = if spelled_out {
+            denial.span.start
+        } else {
+            frame.predicate.start
+        };
+        let range = self.range(&Span {
+            start: from,
+            end: about.span.end,
+            text: String::new(),
+        });
+        let words: Vec<&TaggedWord> = range.filter_map(|i| self.word(i)).collect();
+        let (first, last) = (words.first()?, words.last()?);
+        let said = self.answer.get(first.start..last.end)?;
+        let mut norms: Vec<String> = words.iter().map(|w| w.norm.clone()).collect();
+        let mut label = said.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !spelled_out {
+            norms.insert(0, "not".to_owned());
+            label = format!("not {label}");
+        }
+        Some(Phrase {
+            label,
+            start: first.start,
+            end: last.end,
+            origin: Origin::Predicate,
+            shape: super::Shape::Verbal,
+            words: norms,
+            affect: 0,
+            of_product: false,
+        })
+    }
+
     /// "I want to be someone people can trust", "someone people feel they can come to": the
     /// person described by the clause after them is the concept, every word of it (the
     /// clause's own verbs are no concepts of their own).

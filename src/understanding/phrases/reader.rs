@@ -1058,21 +1058,24 @@ impl Reader<'_> {
             text: String::new(),
         });
         let words: Vec<&TaggedWord> = range.filter_map(|i| self.word(i)).collect();
+        let mut phrase = self.said_whole(&words, super::Shape::Verbal)?;
+        if !spelled_out {
+            phrase.deny();
+        }
+        Some(phrase)
+    }
+
+    /// `words` as one phrase, every word as the respondent said it.
+    fn said_whole(&self, words: &[&TaggedWord], shape: super::Shape) -> Option<Phrase> {
         let (first, last) = (words.first()?, words.last()?);
         let said = self.answer.get(first.start..last.end)?;
-        let mut norms: Vec<String> = words.iter().map(|w| w.norm.clone()).collect();
-        let mut label = said.split_whitespace().collect::<Vec<_>>().join(" ");
-        if !spelled_out {
-            norms.insert(0, "not".to_owned());
-            label = format!("not {label}");
-        }
         Some(Phrase {
-            label,
+            label: said.split_whitespace().collect::<Vec<_>>().join(" "),
             start: first.start,
             end: last.end,
             origin: Origin::Predicate,
-            shape: super::Shape::Verbal,
-            words: norms,
+            shape,
+            words: words.iter().map(|w| w.norm.clone()).collect(),
             affect: 0,
             of_product: false,
         })
@@ -1086,24 +1089,15 @@ impl Reader<'_> {
             return None;
         };
         let words: Vec<&TaggedWord> = range.clone().filter_map(|i| self.word(i)).collect();
-        let (first, last) = (words.first()?, words.last()?);
+        let first = words.first()?;
         let someone = matches!(first.norm.as_str(), "someone" | "somebody")
             && words.len() >= 3
             && words.iter().skip(1).any(|w| w.class == WordClass::Verb);
-        someone.then(|| {
-            let norms: Vec<String> = words.iter().map(|w| w.norm.clone()).collect();
-            let said = self.answer.get(first.start..last.end).unwrap_or_default();
-            Phrase {
-                label: said.split_whitespace().collect::<Vec<_>>().join(" "),
-                start: first.start,
-                end: last.end,
-                origin: Origin::Predicate,
-                shape: super::Shape::Nominal,
-                words: norms,
-                affect: 0,
-                of_product: false,
-            }
-        })
+        if someone {
+            self.said_whole(&words, super::Shape::Nominal)
+        } else {
+            None
+        }
     }
 
     /// "My manager was on holiday", "the IT person was in a different time zone": a noun

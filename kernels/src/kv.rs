@@ -85,6 +85,53 @@ pub fn dequantize_rows_inline(quants: &[i8], steps: &[f32], width: usize, out: &
     }
 }
 
+/// Consecutive rows of the cache: `quants` `rows × width` and `steps` `rows × steps per row`.
+#[derive(Clone, Copy)]
+pub struct KvRows<'a> {
+    pub quants: &'a [i8],
+    pub steps: &'a [f32],
+}
+
+// The attention kernel calls these inside `pulp`'s dispatch, whose SIMD level reaches only
+// inlined code.
+impl<'a> KvRows<'a> {
+    /// Rows `first..first + count` of rows `width` wide; empty where they run past the end.
+    #[inline(always)]
+    #[must_use]
+    pub fn range(self, first: usize, count: usize, width: usize) -> KvRows<'a> {
+        let per_row = kv_steps_per_row(width);
+        KvRows {
+            quants: self
+                .quants
+                .get(first * width..(first + count) * width)
+                .unwrap_or(&[]),
+            steps: self
+                .steps
+                .get(first * per_row..(first + count) * per_row)
+                .unwrap_or(&[]),
+        }
+    }
+
+    /// How many whole rows of `width` there are.
+    #[inline(always)]
+    #[must_use]
+    pub fn count(self, width: usize) -> usize {
+        (self.quants.len() / width.max(1)).min(self.steps.len() / kv_steps_per_row(width).max(1))
+    }
+
+    /// The rows' values, into the first `count × width` of `out`.
+    #[inline(always)]
+    pub fn dequantize(self, width: usize, out: &mut [f32]) {
+        dequantize_rows(self.quants, self.steps, width, out);
+    }
+
+    /// [`KvRows::dequantize`] for a caller inside a `pulp` dispatch (the attention's chunks).
+    #[inline(always)]
+    pub fn dequantize_in_dispatch(self, width: usize, out: &mut [f32]) {
+        dequantize_rows_inline(self.quants, self.steps, width, out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! The local models' hot loops: the weight products of a `Q4_1` model (and of its `Q8_0`
 //! token embedding), the widening of the f16 bit patterns of their steps, the 8-bit format of
-//! the KV cache, and the sentence embedder's layers ([`dense`], [`layer_norm`], [`gelu`],
-//! [`attend`]).
+//! the KV cache and the attention of a new token over it ([`Attention`]), and the sentence
+//! embedder's layers ([`dense`], [`layer_norm`], [`gelu`], [`attend`]).
 //!
 //! They live in a crate of their own for one reason: the project's dev and test profiles
 //! optimise dependencies but not the project itself, so that its own code builds quickly.
@@ -15,14 +15,18 @@
 
 #![allow(clippy::inline_always)]
 
+mod attention;
 mod encoder;
 mod job;
 mod kv;
 mod q4_1;
 mod q8_0;
 
+pub use attention::{Attention, CHUNK, CachedLayer, HeadLayout, Partial};
 pub use encoder::{DenseLayer, DenseWeights, attend, dense, f16_bits, gelu, layer_norm};
-pub use kv::{KV_BLOCK, dequantize_rows, dequantize_rows_inline, kv_steps_per_row, quantize_rows};
+pub use kv::{
+    KV_BLOCK, KvRows, dequantize_rows, dequantize_rows_inline, kv_steps_per_row, quantize_rows,
+};
 pub use q4_1::{Activations, BLOCK, Q41Matrix, ShapeError, TOKENS_PER_PASS};
 pub use q8_0::Q80Matrix;
 

@@ -315,18 +315,18 @@ impl Attention<'_> {
         let shape = self.shape;
         let queries = queries.flatten_all()?.to_vec1::<f32>()?;
         let (keys, values) = cache.layer(index)?;
-        let layer = decode::CachedLayer {
+        let layer = interviewer_kernels::CachedLayer {
             keys,
             values,
             capacity: cache.capacity(),
             len: total,
         };
-        let heads = decode::HeadLayout {
+        let heads = interviewer_kernels::HeadLayout {
             queries: shape.heads,
             kv: shape.kv_heads,
             size: shape.head_dim(),
         };
-        let mixed = decode::attend(&queries, &layer, heads);
+        let mixed = decode::attend(&queries, layer, heads);
         Tensor::from_vec(mixed, (1, shape.width), &Device::Cpu)
     }
 }

@@ -12,57 +12,9 @@
 //! overwritten by the next tokens.
 
 use candle_core::{Device, Result, Tensor};
-use interviewer_kernels::{
-    dequantize_rows, dequantize_rows_inline, kv_steps_per_row, quantize_rows,
-};
+use interviewer_kernels::{KvRows, kv_steps_per_row, quantize_rows};
 
 use super::LlamaShape;
-
-/// Consecutive rows of the cache: `quants` `rows × width` and `steps` `rows × steps per row`.
-#[derive(Clone, Copy)]
-pub(super) struct Rows<'a> {
-    pub(super) quants: &'a [i8],
-    pub(super) steps: &'a [f32],
-}
-
-// The attention kernels call these inside `pulp`'s dispatch, whose SIMD level reaches only
-// inlined code.
-#[allow(clippy::inline_always)]
-impl<'a> Rows<'a> {
-    /// Rows `first..first + count` of rows `width` wide; empty where they run past the end.
-    #[inline(always)]
-    pub(super) fn range(self, first: usize, count: usize, width: usize) -> Rows<'a> {
-        let per_row = kv_steps_per_row(width);
-        Rows {
-            quants: self
-                .quants
-                .get(first * width..(first + count) * width)
-                .unwrap_or(&[]),
-            steps: self
-                .steps
-                .get(first * per_row..(first + count) * per_row)
-                .unwrap_or(&[]),
-        }
-    }
-
-    /// How many whole rows of `width` there are.
-    #[inline(always)]
-    pub(super) fn count(self, width: usize) -> usize {
-        (self.quants.len() / width.max(1)).min(self.steps.len() / kv_steps_per_row(width).max(1))
-    }
-
-    /// The rows' values, into the first `count × width` of `out`.
-    #[inline(always)]
-    pub(super) fn dequantize(self, width: usize, out: &mut [f32]) {
-        dequantize_rows(self.quants, self.steps, width, out);
-    }
-
-    /// [`Rows::dequantize`] for a caller inside a `pulp` dispatch (the attention's chunks).
-    #[inline(always)]
-    pub(super) fn dequantize_in_dispatch(self, width: usize, out: &mut [f32]) {
-        dequantize_rows_inline(self.quants, self.steps, width, out);
-    }
-}
 
 /// Cached keys and values for one token sequence.
 pub(in crate::llm::local) struct KvCache {
@@ -119,10 +71,10 @@ impl KvCache {
     }
 
     /// All rows of layer `index`'s keys or values (`part` 0 or 1), `(kv_heads, capacity)`.
-    fn part(&self, index: usize, part: usize) -> Option<Rows<'_>> {
+    fn part(&self, index: usize, part: usize) -> Option<KvRows<'_>> {
         let rows = self.rows_per_part();
         let first = (index * 2 + part) * rows;
-        let all = Rows {
+        let all = KvRows {
             quants: &self.quants,
             steps: &self.steps,
         };
@@ -131,7 +83,7 @@ impl KvCache {
     }
 
     /// Layer `index`'s keys and values, each `(kv_heads, capacity)` rows of `head_dim`.
-    pub(super) fn layer(&self, index: usize) -> Result<(Rows<'_>, Rows<'_>)> {
+    pub(super) fn layer(&self, index: usize) -> Result<(KvRows<'_>, KvRows<'_>)> {
         match (self.part(index, 0), self.part(index, 1)) {
             (Some(keys), Some(values)) => Ok((keys, values)),
             _ => candle_core::bail!("the KV cache has no layer {index}"),
@@ -174,7 +126,7 @@ impl KvCache {
     /// head_dim)`: what the matrix products of a prompt of several tokens read.
     pub(super) fn widened(&self, index: usize, total: usize) -> Result<(Tensor, Tensor)> {
         let (keys, values) = self.layer(index)?;
-        let widen = |rows: Rows<'_>| -> Result<Tensor> {
+        let widen = |rows: KvRows<'_>| -> Result<Tensor> {
             let mut wide = vec![0.0f32; self.kv_heads * total * self.head_dim];
             for (head, target) in wide.chunks_exact_mut(total * self.head_dim).enumerate() {
                 let source = rows.range(head * self.capacity, total, self.head_dim);

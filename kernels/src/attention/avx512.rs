@@ -19,7 +19,7 @@ use std::arch::x86_64::{__m128, __m512};
 
 use pulp::x86::V4;
 
-use super::Rows;
+use crate::KvRows;
 
 /// Width of the heads this path takes.
 pub(super) const HEAD: usize = 64;
@@ -31,7 +31,7 @@ const LANES: usize = 16;
 const PARTS: usize = HEAD / LANES;
 
 /// Steps per row (blocks of 32).
-const STEPS: usize = HEAD / interviewer_kernels::KV_BLOCK;
+const STEPS: usize = HEAD / crate::KV_BLOCK;
 
 /// Query heads per KV head this path takes (SmolLM2-135M and -360M have 3).
 pub(super) const MAX_GROUP: usize = 4;
@@ -72,7 +72,7 @@ fn widen_row(simd: V4, quants: &[i8], steps: &[f32]) -> [__m512; PARTS] {
     for (index, (part, lanes)) in parts.iter_mut().zip(quants.chunks_exact(LANES)).enumerate() {
         if let (Ok(lanes), Some(step)) = (
             <&[i8; LANES]>::try_from(lanes),
-            steps.get(index * LANES / interviewer_kernels::KV_BLOCK),
+            steps.get(index * LANES / crate::KV_BLOCK),
         ) {
             let integers = wide._mm512_cvtepi8_epi32(pulp::cast(*lanes));
             *part = wide._mm512_mul_ps(wide._mm512_cvtepi32_ps(integers), *step);
@@ -134,7 +134,7 @@ fn sum4(simd: V4, [a, b, c, d]: [__m512; 4]) -> [f32; 4] {
 /// Scaled scores of the group's queries (`group × 64`, at most [`MAX_GROUP`]) against the
 /// chunk's keys, head-major: `scores[member × rows + row]`.
 #[inline(always)]
-pub(super) fn scores(simd: V4, queries: &[f32], keys: Rows<'_>, scale: f32, scores: &mut [f32]) {
+pub(super) fn scores(simd: V4, queries: &[f32], keys: KvRows<'_>, scale: f32, scores: &mut [f32]) {
     let rows = keys.count(HEAD);
     let mut loaded = [[simd.avx512f._mm512_setzero_ps(); PARTS]; MAX_GROUP];
     for (slot, query) in loaded.iter_mut().zip(queries.chunks_exact(HEAD)) {
@@ -180,7 +180,7 @@ pub(super) fn scores(simd: V4, queries: &[f32], keys: Rows<'_>, scale: f32, scor
 
 /// Row `index` of `rows`, widened.
 #[inline(always)]
-fn row(simd: V4, rows: Rows<'_>, index: usize) -> [__m512; PARTS] {
+fn row(simd: V4, rows: KvRows<'_>, index: usize) -> [__m512; PARTS] {
     let quants = rows
         .quants
         .get(index * HEAD..(index + 1) * HEAD)
@@ -198,7 +198,7 @@ fn row(simd: V4, rows: Rows<'_>, index: usize) -> [__m512; PARTS] {
 pub(super) fn weighted_values<const G: usize>(
     simd: V4,
     weights: &[f32],
-    values: Rows<'_>,
+    values: KvRows<'_>,
     out: &mut [f32],
 ) {
     let rows = values.count(HEAD);

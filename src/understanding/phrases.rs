@@ -153,6 +153,7 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
     let mut main_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
     let mut subject_of: Vec<Option<usize>> = vec![None; analysis.srl_frames.len()];
     let mut raised: Option<Raised> = None;
+    let mut felt_when: Option<FeltWhen> = None;
     for (fi, frame) in analysis.srl_frames.iter().enumerate() {
         if reader.is_comparison(frame) {
             // "not watery like almond milk": no verb at all; the words stay for fragments.
@@ -167,6 +168,11 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         let denial = raised
             .take()
             .map_or(Denial::None, |r| r.reaches(frame, answer));
+        let liked = felt_when
+            .take()
+            .filter(|f| f.reaches(frame, answer))
+            .map(|f| f.affect);
+        felt_when = FeltWhen::at(frame, answer);
         let unworried = thinks_no_more_about(frame);
         if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) && !unworried {
             raised = Some(Raised::at(frame, frame.lemma == "want"));
@@ -189,6 +195,11 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if let Some(passed) = denial.apply(read.main.as_mut(), frame) {
             raised = Some(passed);
         }
+        if let (Some(affect), Some(main)) = (liked, read.main.as_mut())
+            && main.affect == 0
+        {
+            main.affect = affect;
+        }
         if let Some(p) = read.setting {
             push(&mut out.list, p);
         }
@@ -205,43 +216,100 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             push(&mut out.list, p);
         }
     }
+    join_without(&mut out.list, answer);
     let circumstances = circumstance_spans(analysis);
-    retain(&mut out, |list, i| {
-        let Some(p) = list.get(i) else {
-            return Some(i);
-        };
-        let container = list.iter().enumerate().find(|(j, q)| {
-            *j != i
-                && q.start <= p.start
-                && p.end <= q.end
-                && (q.words.len() > p.words.len() || (q.words.len() == p.words.len() && *j < i))
-        });
-        if let Some((j, _)) = container {
-            return Some(j);
-        }
-        // "Whereas the app, I mean, the app wasn't built for …", "… showing a white page. Just
-        // white.": a fragment that only repeats words of another phrase says that one again.
-        let repeated = list.iter().enumerate().find(|(j, q)| {
-            *j != i
-                && p.origin == Origin::Fragment
-                && q.words.len() > p.words.len()
-                && p.words.iter().all(|w| q.words.contains(w))
-        });
-        if let Some((j, _)) = repeated {
-            return Some(j);
-        }
-        let circumstance = p.words.len() == 1
-            && circumstances
-                .iter()
-                .any(|r| r.start <= p.start && p.end <= r.end);
-        // "I'm not sure": a hedge, whatever frame it came from ("no idea what to make" may
-        // be a struggle, and is kept).
-        let unsure = p.label == "not sure";
-        (!circumstance && !unsure).then_some(i)
-    });
+    retain(&mut out, |list, i| settle(list, i, answer, &circumstances));
     against_what_was_tried(analysis, &mut out.list);
     order(&mut out);
     out
+}
+
+/// "I go home without replaying every call in my head", "I actually listen instead of
+/// snapping": what the respondent does in place of doing something else is one concept;
+/// apart, "go home" says nothing of what changed and "snapping" is a fragment. A phrase right
+/// before "without", "instead of" or "rather than" takes in the phrase of the verb in -ing
+/// right after it (which the containment rule of [`settle`] then folds in).
+fn join_without(list: &mut [Phrase], answer: &str) {
+    for i in 0..list.len() {
+        let Some(p) = list.get(i) else { continue };
+        let joined = list.iter().find_map(|q| {
+            let gap = answer.get(p.end..q.start)?.trim().to_lowercase();
+            let gerund = q.words.first().is_some_and(|w| w.ends_with("ing"));
+            let link = ["without", "instead of", "rather than"]
+                .into_iter()
+                .find(|link| gap == *link)?;
+            (q.start > p.end && gerund).then(|| (link, q.clone()))
+        });
+        let Some((link, q)) = joined else { continue };
+        if let Some(p) = list.get_mut(i) {
+            p.label = format!("{} {link} {}", p.label, q.label);
+            p.words.extend(link.split(' ').map(str::to_owned));
+            p.words.extend(q.words);
+            p.end = q.end;
+        }
+    }
+}
+
+/// Where phrase `i` of `list` goes: itself when it is kept, the phrase that holds or says it
+/// again, or `None` when it is no concept (a lone word of a circumstance, "not sure").
+fn settle(
+    list: &[Phrase],
+    i: usize,
+    answer: &str,
+    circumstances: &[Range<usize>],
+) -> Option<usize> {
+    let Some(p) = list.get(i) else {
+        return Some(i);
+    };
+    let container = list.iter().enumerate().find(|(j, q)| {
+        *j != i
+            && q.start <= p.start
+            && p.end <= q.end
+            && (q.words.len() > p.words.len() || (q.words.len() == p.words.len() && *j < i))
+    });
+    if let Some((j, _)) = container {
+        return Some(j);
+    }
+    // "Whereas the app, I mean, the app wasn't built for …", "… showing a white page. Just
+    // white.": a fragment that only repeats words of another phrase says that one again.
+    let repeated = list.iter().enumerate().find(|(j, q)| {
+        *j != i
+            && p.origin == Origin::Fragment
+            && q.words.len() > p.words.len()
+            && p.words.iter().all(|w| q.words.contains(w))
+    });
+    if let Some((j, _)) = repeated {
+        return Some(j);
+    }
+    if let Some(j) = points_back_to(list, i, answer) {
+        return Some(j);
+    }
+    let circumstance = p.words.len() == 1
+        && circumstances
+            .iter()
+            .any(|r| r.start <= p.start && p.end <= r.end);
+    // "I'm not sure": a hedge, whatever frame it came from ("no idea what to make" may
+    // be a struggle, and is kept).
+    let unsure = p.label == "not sure";
+    (!circumstance && !unsure).then_some(i)
+}
+
+/// "I want to be someone people feel they can come to. I'd like to be that kind of person":
+/// "that kind of person" names no one new but the phrase said before it, which it is merged
+/// into ("the kind of person who …" is a description of its own).
+fn points_back_to(list: &[Phrase], i: usize, answer: &str) -> Option<usize> {
+    let p = list.get(i)?;
+    let kind = matches!(p.words.as_slice(), [kind, of, _]
+        if matches!(kind.as_str(), "kind" | "sort" | "type") && of == "of");
+    let before = answer.get(..p.start)?.split_whitespace().next_back()?;
+    if !(kind && matches!(before.to_lowercase().as_str(), "that" | "this" | "such")) {
+        return None;
+    }
+    list.iter()
+        .enumerate()
+        .filter(|(j, q)| *j != i && q.end <= p.start)
+        .max_by_key(|(_, q)| q.end)
+        .map(|(j, _)| j)
 }
 
 /// "I've tried energy drinks, but they make my heart race": what the respondent says against
@@ -387,6 +455,47 @@ fn first_word(gap: &str) -> Option<String> {
 
 /// Most bytes between such a verb and the verb of its clause ("feel like I'm missing").
 const RAISED_NEGATION_BYTES: usize = 24;
+
+/// "I hate it when they die halfway through my commute", "I love it when the kids come":
+/// a liking told of a whole clause, which carries its stance to the next verb's phrase.
+#[derive(Debug, Clone, Copy)]
+struct FeltWhen {
+    /// End of the "when" (or "if") that opens the clause.
+    end: usize,
+    affect: i8,
+}
+
+impl FeltWhen {
+    /// The liking `frame` tells of the clause after "it when", if it does.
+    fn at(frame: &crate::srl::SrlFrame, answer: &str) -> Option<Self> {
+        let affect = match frame.lemma.as_str() {
+            "love" | "like" | "enjoy" | "adore" => 1,
+            "hate" | "dislike" | "loathe" | "detest" => -1,
+            _ => return None,
+        };
+        let rest = answer.get(frame.predicate.end..)?;
+        let lower = rest.to_lowercase();
+        let opener = ["it when ", "it whenever ", "it if "]
+            .iter()
+            .find(|o| lower.trim_start().starts_with(*o))?;
+        let skipped = rest.len() - rest.trim_start().len();
+        let affect = if frame.negated { -affect } else { affect };
+        Some(Self {
+            end: frame.predicate.end + skipped + opener.len(),
+            affect,
+        })
+    }
+
+    /// Whether `frame` is the clause's verb: the first to follow, in the same sentence.
+    fn reaches(self, frame: &crate::srl::SrlFrame, answer: &str) -> bool {
+        let start = frame.predicate.start;
+        start >= self.end
+            && start - self.end <= RAISED_NEGATION_BYTES
+            && answer
+                .get(self.end..start)
+                .is_some_and(|gap| !gap.contains(['.', '!', '?', ';']))
+    }
+}
 
 impl Phrase {
     /// The phrase with its denial made explicit: "missing out" → "not missing out".
@@ -1460,6 +1569,54 @@ mod tests {
 
     /// From a live laddering interview in the terminal app: "I never have to think about
     /// charging them" was coded "charging them", the opposite of what the respondent gained.
+    #[test]
+    fn live_headphones_answers_read_as_a_researcher_codes_them() {
+        // An attitude about nothing is no concept; about something it is kept.
+        assert_eq!(
+            labels("At home I don't bother, I just use the speaker."),
+            ["speaker"]
+        );
+        assert_eq!(
+            labels("I don't care about the brand."),
+            ["not care about the brand"]
+        );
+        // "hate it when …" carries its stance to the clause it is about, and "love it when".
+        let hate = phrases("I hate it when they die halfway through my commute.");
+        let died = hate.list.iter().find(|p| p.label.contains("die halfway"));
+        assert!(died.is_some_and(|p| p.affect == -1), "{:?}", hate.list);
+        let love = phrases("I love it when the kids come round for tea.");
+        assert!(love.list.iter().any(|p| p.affect == 1), "{:?}", love.list);
+        let plain = phrases("They die halfway through my commute.");
+        assert!(plain.list.iter().all(|p| p.affect == 0), "{:?}", plain.list);
+        // Who someone close is, not the respondent made a nurse.
+        assert_eq!(labels("My mum was a nurse."), ["mum was a nurse"]);
+        // "that kind of person" is the person described before it.
+        assert_eq!(
+            labels(
+                "I want to be someone people feel they can come to. I'd like to be that kind \
+                 of person."
+            ),
+            ["someone people feel they can come to"]
+        );
+        assert_eq!(
+            labels("I'd like to be the kind of person who says yes."),
+            ["kind of person who says yes"]
+        );
+        // What is done in place of something else is one concept.
+        assert_eq!(
+            labels(
+                "I actually listen instead of snapping, and I go home without replaying every \
+                 call in my head."
+            ),
+            [
+                "actually listen instead of snapping",
+                "go home without replaying every call in my head"
+            ]
+        );
+        let listen = phrases("I actually listen instead of snapping.");
+        assert!(listen.list.iter().all(|p| p.shape == Shape::Verbal));
+    }
+
     #[test]
     fn no_more_thinking_about_something_keeps_its_denial() {
         assert_eq!(

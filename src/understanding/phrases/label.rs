@@ -177,7 +177,12 @@ impl Reader<'_> {
         let start = self.word(first)?.start;
         let end = self.word(last)?.end;
         self.answer.get(start..end)?;
-        let head = self.word(first)?;
+        // "actually listen": an adverb before the verb does not make the phrase a noun's.
+        let head = kept
+            .iter()
+            .filter_map(|&i| self.word(i))
+            .find(|w| w.class != WordClass::Adverb)
+            .or_else(|| self.word(first))?;
         let shape = if head.norm == "being" {
             Shape::Being
         } else if matches!(head.class, WordClass::Verb | WordClass::Auxiliary)

@@ -966,9 +966,11 @@ impl Reader<'_> {
         let subject_itself = subject
             .filter(|_| self.points_back(&description))
             .map(|s| self.phrase(std::slice::from_ref(s), 0..0, Origin::Predicate));
-        if let Some(main) =
-            subject_itself.or_else(|| self.someone_described(&description).map(Some))
-        {
+        if let Some(main) = subject_itself.or_else(|| {
+            self.someone_described(&description)
+                .or_else(|| subject.and_then(|s| self.who_they_are(s, &description)))
+                .map(Some)
+        }) {
             return FramePhrases::new(None, main, None);
         }
         let subject_phrase =
@@ -1098,6 +1100,32 @@ impl Reader<'_> {
         } else {
             None
         }
+    }
+
+    /// "My mum was a nurse", "my manager is a nightmare": what someone close to the respondent
+    /// is, in the respondent's words from the person on ("mum was a nurse"); "nurse" alone
+    /// would code the respondent as one.
+    fn who_they_are(&self, subject: &Range<usize>, description: &[Range<usize>]) -> Option<Phrase> {
+        let [range] = description else {
+            return None;
+        };
+        let from = subject.clone().find(|i| {
+            self.word(*i)
+                .is_some_and(|w| w.class != WordClass::Determiner)
+        })?;
+        let who: Vec<&TaggedWord> = (from..subject.end).filter_map(|i| self.word(i)).collect();
+        let person = matches!(who.as_slice(), [.., head] if who.len() <= 2
+            && head.class == WordClass::Noun
+            && srl::is_person_word(&head.norm));
+        let what: Vec<&TaggedWord> = range.clone().filter_map(|i| self.word(i)).collect();
+        let named = matches!(what.as_slice(), [first, .., head] if what.len() <= 4
+            && first.class == WordClass::Determiner
+            && head.class == WordClass::Noun);
+        if !(person && named) {
+            return None;
+        }
+        let words: Vec<&TaggedWord> = (from..range.end).filter_map(|i| self.word(i)).collect();
+        self.said_whole(&words, super::Shape::Nominal)
     }
 
     /// "My manager was on holiday", "the IT person was in a different time zone": a noun
@@ -1278,6 +1306,22 @@ impl Reader<'_> {
             "do" => stand_in && !after.iter().any(|(_, r)| self.has_content(r.clone())),
             // "so I went back": a return to what was used before, told in no words of its own.
             "go back" => !after.iter().any(|(_, r)| self.has_content(r.clone())),
+            // "At home I don't bother", "I don't mind": an attitude with nothing it is about
+            // ("I don't care about the brand" is kept). In a story, "I hadn't bothered" is a
+            // step not taken, and kept.
+            "bother" | "mind" | "care" => {
+                let past = self
+                    .word(predicate.start)
+                    .is_some_and(|w| srl::tense_of(&w.norm) == Some(Tense::Past))
+                    || predicate
+                        .start
+                        .checked_sub(1)
+                        .and_then(|i| self.word(i))
+                        .is_some_and(|w| {
+                            matches!(w.norm.as_str(), "had" | "hadn't" | "didn't" | "did")
+                        });
+                !past && !after.iter().any(|(_, r)| self.has_content(r.clone()))
+            }
             _ => false,
         }
     }

@@ -474,7 +474,9 @@ pub(super) fn affect(words: &[&str]) -> i32 {
     let mut flip_window = 0_u8;
     let mut previous = 0;
     let mut perceived = false;
+    let mut previous_word = "";
     for word in words {
+        let before = std::mem::replace(&mut previous_word, word);
         // "feels like a tax", "looks like rain": a comparison, not liking.
         let comparison = perceived && matches!(*word, "like" | "likes");
         perceived = matches!(
@@ -511,7 +513,7 @@ pub(super) fn affect(words: &[&str]) -> i32 {
         if matches!(*word, "less" | "fewer") && previous != 0 {
             total -= 2 * previous;
             flip_window = 0;
-        } else if is_negator(word) {
+        } else if is_negator(word) || instead_of(before, word) {
             flip_window = 3;
         } else {
             flip_window = flip_window.saturating_sub(1);
@@ -519,6 +521,11 @@ pub(super) fn affect(words: &[&str]) -> i32 {
         previous = 0;
     }
     total
+}
+
+/// "listen instead of snapping", "walk rather than drive": what follows is what is avoided.
+fn instead_of(previous: &str, word: &str) -> bool {
+    matches!((previous, word), ("instead", "of") | ("rather", "than"))
 }
 
 #[cfg(test)]
@@ -543,6 +550,10 @@ mod tests {
         // "grinds loudly" goes well, what does that make possible for you?".
         assert_eq!(affect(&["grinds", "really", "loudly"]), -1);
         assert_eq!(affect(&["not", "noisy"]), 1);
+        // Seen in a headless headphones run: "actually listen instead of snapping" was coded
+        // negative.
+        assert_eq!(affect(&["listen", "instead", "of", "snapping"]), 1);
+        assert_eq!(affect(&["instead", "snapping"]), -1);
     }
 
     #[test]

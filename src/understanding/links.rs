@@ -238,7 +238,15 @@ fn gap_cue(words: &[&str], break_at: Option<usize>) -> Option<(LinkKind, &'stati
     });
     // A "because" that opens the next sentence explains that sentence's own clause.
     if !sentence_break && (has("because") || has("cause")) {
-        return Some((LinkKind::Reason, "because"));
+        let then = words
+            .windows(2)
+            .any(|pair| matches!(pair, ["because" | "cause", "then"]));
+        let kind = if then {
+            LinkKind::Consequence
+        } else {
+            LinkKind::Reason
+        };
+        return Some((kind, "because"));
     }
     if result_so {
         return Some((LinkKind::Consequence, "so"));
@@ -373,6 +381,18 @@ enum LinkKind {
 impl LinkKind {
     fn of(relation: &DiscourseRelation) -> Option<Self> {
         match relation.kind {
+            // "they die halfway through my commute because then I'm stuck with the noise": a
+            // "because then" gives what follows, not the cause.
+            RelationKind::Causal
+                if relation
+                    .arg2
+                    .text
+                    .trim_start()
+                    .to_lowercase()
+                    .starts_with("then ") =>
+            {
+                Some(Self::Consequence)
+            }
             RelationKind::Causal | RelationKind::Condition => Some(Self::Reason),
             RelationKind::Result | RelationKind::Purpose => Some(Self::Consequence),
             RelationKind::Temporal => {
@@ -626,6 +646,11 @@ mod tests {
         assert_eq!(kind(&["so", "i"], false), Some(LinkKind::Consequence));
         assert_eq!(kind(&["it's", "so"], false), None, "a degree word");
         assert_eq!(kind(&["because", "the"], false), Some(LinkKind::Reason));
+        // "they die halfway through my commute because then I'm stuck": what follows.
+        assert_eq!(
+            kind(&["because", "then", "i'm"], false),
+            Some(LinkKind::Consequence)
+        );
         assert_eq!(
             kind(&["because", "we", "had", "a"], true),
             None,

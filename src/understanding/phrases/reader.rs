@@ -1103,8 +1103,8 @@ impl Reader<'_> {
     }
 
     /// "My mum was a nurse", "my manager is a nightmare": what someone close to the respondent
-    /// is, in the respondent's words from the person on ("mum was a nurse"); "nurse" alone
-    /// would code the respondent as one.
+    /// is, in the respondent's words from the person on ("mum was a nurse"), as a setting;
+    /// "nurse" alone would code the respondent as one.
     fn who_they_are(&self, subject: &Range<usize>, description: &[Range<usize>]) -> Option<Phrase> {
         let [range] = description else {
             return None;
@@ -1125,7 +1125,10 @@ impl Reader<'_> {
             return None;
         }
         let words: Vec<&TaggedWord> = (from..range.end).filter_map(|i| self.word(i)).collect();
-        self.said_whole(&words, super::Shape::Nominal)
+        // Who someone else is sets the scene; it is no rung of the respondent's ladder.
+        let mut phrase = self.said_whole(&words, super::Shape::Nominal)?;
+        phrase.origin = Origin::Setting;
+        Some(phrase)
     }
 
     /// "My manager was on holiday", "the IT person was in a different time zone": a noun

@@ -335,8 +335,10 @@ fn against_what_was_tried(analysis: &SrlAnalysis, list: &mut [Phrase]) {
 }
 
 /// Verbs whose denial is the denial of the clause after them ("I don't think it's worth it"
-/// says it is not worth it).
-const RAISING_VERBS: [&str; 6] = ["think", "feel", "believe", "reckon", "suppose", "want"];
+/// says it is not worth it; "I never let it drop below a third", that it does not drop).
+const RAISING_VERBS: [&str; 7] = [
+    "think", "feel", "believe", "reckon", "suppose", "want", "let",
+];
 
 /// A denied raising verb waiting for the clause its denial belongs to ("I don't feel like
 /// I'm missing out", "I don't think it's worth it").
@@ -1618,6 +1620,31 @@ mod tests {
     }
 
     #[test]
+    fn a_headless_charging_story_reads_as_a_researcher_codes_it() {
+        // The respondent's own feeling with no object is the feeling; a verb that is only
+        // a feeling with an object ("drives me mad") is not one alone.
+        assert_eq!(labels("I panicked, honestly."), ["panicked"]);
+        assert!(
+            !labels("I ended up driving and missed the train.")
+                .iter()
+                .any(|l| l == "driving")
+        );
+        // "saw what was happening": the verb of a clause, not a noun.
+        let l = labels("A man on the slow post saw what was happening and swapped with me.");
+        assert!(!l.iter().any(|l| l == "saw"), "{l:?}");
+        assert!(
+            labels("I needed one place where anyone could see it.")
+                .iter()
+                .any(|l| l.contains("place")),
+        );
+        // The lesson keeps its denial.
+        assert_eq!(
+            labels("I never let it drop below a third on a long drive."),
+            ["not drop below a third on a long drive"]
+        );
+    }
+
+    #[test]
     fn no_more_thinking_about_something_keeps_its_denial() {
         assert_eq!(
             labels("I never have to think about charging them."),
@@ -2130,9 +2157,11 @@ mod tests {
             labels("The noise cancelling is really good."),
             ["noise cancelling"]
         );
+        // The rule keeps its denial: the respondent never lets it get below.
         let l = labels("I never let it get below twenty percent on a long trip.");
         assert!(
-            l.iter().any(|l| l.starts_with("get below twenty percent")),
+            l.iter()
+                .any(|l| l.starts_with("not get below twenty percent")),
             "{l:?}"
         );
     }

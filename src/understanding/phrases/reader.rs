@@ -293,6 +293,16 @@ impl Reader<'_> {
                         | "get"
                 )
         });
+        // "I panicked": the respondent's own feeling, told with no object ("I hadn't bothered"
+        // is a step not taken, read as a predicate).
+        let felt_by_speaker = !frame.negated
+            // Verbs of feeling that take no object ("I ended up driving" is no feeling).
+            && matches!(frame.lemma.as_str(), "panic" | "worry" | "stress" | "relax")
+            && frame.arguments.iter().any(|a| {
+                a.role == ArgRole::Arg0
+                    && a.span.end <= frame.predicate.start
+                    && matches!(a.span.text.to_lowercase().as_str(), "i" | "we")
+            });
         // "I was panicking a bit": a degree is no object.
         let no_object =
             core_object(after).is_none_or(|r| r.clone().all(|i| self.is_quantity_hedge(i)));
@@ -300,7 +310,7 @@ impl Reader<'_> {
             .word(predicate.start)
             .filter(|w| {
                 let form = w.norm.ends_with("ed") || w.norm.ends_with("ing");
-                predicate.len() == 1 && form && passive
+                predicate.len() == 1 && form && (passive || felt_by_speaker)
             })
             .filter(|_| no_object)?;
         // A lone verb is otherwise no concept, so the phrase is made here.
@@ -1501,7 +1511,15 @@ impl Reader<'_> {
         // "rain or not", "busy or not": whatever it is, it makes no difference.
         let regardless = self.word(last + 1).is_some_and(|w| w.norm == "or")
             && self.word(last + 2).is_some_and(|w| w.norm == "not");
-        if standard || whereabouts || regardless {
+        // "a man … saw what was happening": a lone word before a question word is the verb
+        // of a clause the tagger took for a noun.
+        let verb_of_wh = first == last
+            && self.word(last + 1).is_some_and(|w| {
+                // Not "where", "who" or "why": "one place where anyone could see", "the man
+                // who", "the reason why" are nouns with a relative clause.
+                matches!(w.norm.as_str(), "what" | "how" | "whether")
+            });
+        if standard || whereabouts || regardless || verb_of_wh {
             return;
         }
         let run = std::iter::once(first..last + 1).collect::<Vec<_>>();

@@ -372,12 +372,18 @@ pub(super) fn subject_after_object(doc: &Doc<'_>, k: usize, limit: usize) -> boo
     let Some(p) = k.checked_sub(1) else {
         return false;
     };
-    matches!(doc.tag(p), Tag::Prep | Tag::Noun)
+    // "When I plugged in | the screen just said payment error": after a particle the tagger
+    // has already found a past verb after the noun group.
+    let particle = doc.tag(p) == Tag::Part;
+    (matches!(doc.tag(p), Tag::Prep | Tag::Noun) || particle)
         && doc.tag(k) == Tag::Det
         && np_end(doc, k, limit).is_some_and(|end| {
             (end..limit)
                 .find(|&v| doc.tag(v) != Tag::Adv)
-                .is_some_and(|v| matches!(doc.tag(v), Tag::Aux | Tag::Neg))
+                .is_some_and(|v| {
+                    matches!(doc.tag(v), Tag::Aux | Tag::Neg)
+                        || (particle && doc.tag(v) == Tag::Verb && !doc.norm(v).ends_with("ing"))
+                })
         })
 }
 

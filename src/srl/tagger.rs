@@ -569,6 +569,42 @@ impl Ctx<'_> {
                 ))
     }
 
+    /// "when I plugged in | the screen just said payment error": after the current word come
+    /// a noun group of a determiner and one to three other words, perhaps an adverb, then a
+    /// verb in the past, so the noun group is that verb's subject and the current word ends
+    /// the clause before it (a particle, not a preposition).
+    fn subject_of_next_clause_follows(&self) -> bool {
+        if !words::is_determiner(self.norm_at(self.i + 1)) {
+            return false;
+        }
+        let past = |k: usize| {
+            lexicon::verb(self.norm_at(k)).is_some_and(|r| {
+                matches!(
+                    r.form,
+                    lexicon::Form::Past | lexicon::Form::PastOrParticiple
+                )
+            })
+        };
+        (self.i + 3..=self.i + 5).any(|v| {
+            let adverbs_before = (self.i + 2..v)
+                .rev()
+                .take_while(|&k| words::is_adverb(self.norm_at(k)))
+                .count();
+            let group = self.i + 2..v - adverbs_before;
+            past(v)
+                && !group.is_empty()
+                && group.clone().all(|k| {
+                    let n = self.norm_at(k);
+                    !n.is_empty()
+                        && !past(k)
+                        && !lexicon::is_aux(n)
+                        && !words::is_preposition(n)
+                        && !words::is_determiner(n)
+                        && !words::is_pronoun(n)
+                })
+        })
+    }
+
     /// The previous word is a noun and the clause has no verb yet ("my kids like it").
     fn after_subject_noun(&self) -> bool {
         !self.has_verb
@@ -587,7 +623,9 @@ fn closed_class(w: &str, ctx: &Ctx<'_>) -> Option<Tag> {
     });
     let tag = if lexicon::is_aux(w) {
         Tag::Aux
-    } else if words::is_particle(w) && prev_is_verb && ctx.next_norm() != "of" {
+    } else if (words::is_particle(w) && prev_is_verb && ctx.next_norm() != "of")
+        || (matches!(w, "in" | "on") && prev_is_verb && ctx.subject_of_next_clause_follows())
+    {
         Tag::Part
     } else if w == "on"
         && ctx

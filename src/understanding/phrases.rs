@@ -1637,6 +1637,11 @@ mod tests {
                 .iter()
                 .any(|l| l.contains("place")),
         );
+        // Said without a comma: the particle ends the clause, the screen is what spoke.
+        assert_eq!(
+            labels("But when I plugged in the screen just said payment error."),
+            ["plugged in", "screen said payment error"]
+        );
         // The lesson keeps its denial.
         assert_eq!(
             labels("I never let it drop below a third on a long drive."),

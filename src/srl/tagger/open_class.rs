@@ -208,9 +208,19 @@ impl Ctx<'_> {
         }
         // "calm | the kids", "froths properly | my morning flat white": a description or a
         // manner adverb closes the clause before.
+        // "when I plugged in | the screen just said payment error": a phrasal verb's particle
+        // with nothing after it but a noun group and a finite verb ends its clause too.
+        let particle = |at: usize| {
+            matches!(
+                self.norm_at(at),
+                "in" | "up" | "out" | "off" | "down" | "back" | "over"
+            ) && at > self.sentence.start
+                && self.tag_at(at - 1) == Tag::Verb
+        };
         k > self.sentence.start + 1
             && self.tag_at(k - 1) == Tag::Det
             && (self.tag_at(k - 2) == Tag::Adj
+                || particle(k - 2)
                 || (self.tag_at(k - 2) == Tag::Adv
                     && self.norm_at(k - 2).ends_with("ly")
                     && k > self.sentence.start + 2

@@ -1642,6 +1642,11 @@ mod tests {
             labels("But when I plugged in the screen just said payment error."),
             ["plugged in", "screen said payment error"]
         );
+        // What nobody did, with a pronoun for its object, is said whole.
+        assert_eq!(
+            labels("Nobody from the operator had updated it."),
+            ["nobody from the operator had updated it"]
+        );
         // The lesson keeps its denial.
         assert_eq!(
             labels("I never let it drop below a third on a long drive."),

@@ -101,6 +101,27 @@ impl Reader<'_> {
         if let (Some(main), Some(word)) = (read.main.as_mut(), nobody(frame)) {
             main.deny_with(&word);
         }
+        // "Nobody from the operator had updated it": with only a pronoun for its object, what
+        // nobody did is said whole (who "nobody" was among too), not left to "operator".
+        let someone_denied = nobody(frame).is_some_and(|w| w != "nothing");
+        if read.main.is_none() && someone_denied {
+            let spans = frame
+                .arguments
+                .iter()
+                .map(|a| &a.span)
+                .chain(std::iter::once(&frame.predicate));
+            let (start, end) = spans.fold((usize::MAX, 0), |(s, e), span| {
+                (s.min(span.start), e.max(span.end))
+            });
+            let words = self.range(&Span {
+                start,
+                end,
+                text: String::new(),
+            });
+            let words: Vec<&TaggedWord> = words.filter_map(|i| self.word(i)).collect();
+            // A setting inside it is folded in with the rest of its words.
+            read.main = self.said_whole(&words, super::Shape::Nominal);
+        }
         read
     }
 
@@ -1081,8 +1102,17 @@ impl Reader<'_> {
     fn said_whole(&self, words: &[&TaggedWord], shape: super::Shape) -> Option<Phrase> {
         let (first, last) = (words.first()?, words.last()?);
         let said = self.answer.get(first.start..last.end)?;
+        let mut label = said.split_whitespace().collect::<Vec<_>>().join(" ");
+        // The capital of a sentence's first word is no part of what was said ("Nobody from
+        // the operator …"); a name's and "I" are.
+        if !first.name && first.norm != "i" {
+            let mut chars = label.chars();
+            if let Some(opening) = chars.next() {
+                label = opening.to_lowercase().chain(chars).collect();
+            }
+        }
         Some(Phrase {
-            label: said.split_whitespace().collect::<Vec<_>>().join(" "),
+            label,
             start: first.start,
             end: last.end,
             origin: Origin::Predicate,

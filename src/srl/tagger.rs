@@ -154,6 +154,9 @@ impl Ctx<'_> {
         if let Some(tag) = self.said_or_counted(w) {
             return Some(tag);
         }
+        if self.out_of_service(w) {
+            return Some(Tag::Adj);
+        }
         let tag = match w {
             "not" | "never" => Tag::Neg,
             "to" => self.to(),
@@ -265,6 +268,18 @@ impl Ctx<'_> {
             _ => return None,
         };
         Some(tag)
+    }
+
+    /// "the card reader had been down all day", "the app was down again": out of service, a
+    /// state after "be" ("was down the road" is a place).
+    fn out_of_service(&self, w: &str) -> bool {
+        let next = self.next_norm();
+        matches!(w, "down" | "off")
+            && self.prev().is_some_and(|p| lexicon::is_be(self.norm_at(p)))
+            && (next == "all"
+                || !(words::is_determiner(next)
+                    || words::is_preposition(next)
+                    || words::is_pronoun(next)))
     }
 
     /// "Now I actually say yes", "I said no": the answer given is what is said; "one less

@@ -1642,6 +1642,12 @@ mod tests {
             labels("But when I plugged in the screen just said payment error."),
             ["plugged in", "screen said payment error"]
         );
+        // Out of service is a state of the thing, not a direction.
+        assert_eq!(
+            labels("The card reader had been down all day."),
+            ["card reader down all day"]
+        );
+        assert_eq!(labels("The app was down again."), ["app down"]);
         // What nobody did, with a pronoun for its object, is said whole.
         assert_eq!(
             labels("Nobody from the operator had updated it."),

@@ -1019,14 +1019,15 @@ impl Reader<'_> {
                 .is_some_and(|w| matches!(w.norm.as_str(), "that" | "which" | "who"))
         });
         if let (Some(s), Some(d), Some(sp)) = (&subject, &described, &subject_phrase)
-            && (d.words.len() <= 2 || (relative && d.words.len() <= 4))
+            && (d.words.len() <= 2 || ((relative || of_service(d)) && d.words.len() <= 4))
             && sp.words.len() <= 2
         {
             let nominal = description.iter().flat_map(Clone::clone).any(|i| {
                 !self.is_quantity_hedge(i)
                     && self.word(i).is_some_and(|w| w.class == WordClass::Noun)
             });
-            let noun_first = nominal || relative;
+            // "the app was down": a state of service reads after its noun ("app down").
+            let noun_first = nominal || relative || of_service(d);
             // "my own mum was stressed" → "stressed mum": "own" only stresses the possessive
             // the label drops.
             let subject_words: Vec<String> =
@@ -1604,6 +1605,15 @@ fn chosen<'w>(
     let summing_up =
         matches!((lemma, preposition), ("come down" | "boil down", "to")) && first.len() >= 2;
     (choosing || summing_up).then(|| first.start + 1..first.end)
+}
+
+/// "The card reader had been down all day": a description of being out of service, for
+/// however long.
+fn of_service(description: &Phrase) -> bool {
+    description
+        .words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "down" | "off"))
 }
 
 /// "nobody", "no one" or "nothing" as the frame's subject: what it says is denied of all.

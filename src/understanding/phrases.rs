@@ -1516,7 +1516,7 @@ mod tests {
         );
         assert_eq!(
             labels("The company was mostly in Singapore."),
-            ["company in singapore"]
+            ["company in Singapore"]
         );
         // A headless ladder coded "not being person".
         assert_eq!(
@@ -1995,7 +1995,7 @@ mod tests {
         // A headless headphones ladder: "noise cancelling" and "self-respect" were lost, and
         // "at work" became the concept "work" that the next question asked about.
         let l = labels("I picked the Sony ones mostly for the noise cancelling.");
-        assert_eq!(l, ["sony ones", "noise cancelling"]);
+        assert_eq!(l, ["Sony ones", "noise cancelling"]);
         assert_eq!(
             labels("I guess it comes down to self-respect."),
             ["self-respect"]
@@ -2036,7 +2036,7 @@ mod tests {
         );
         assert!(
             l.iter()
-                .any(|l| l == "pulled into a services near sheffield"),
+                .any(|l| l == "pulled into a services near Sheffield"),
             "{l:?}"
         );
         let l = labels(

@@ -196,7 +196,8 @@ impl Reader<'_> {
             Shape::Nominal
         };
         // Words are compared lowercase; the label is read, and says "I" ("the kind of mum I
-        // want to be") and an acronym as it was written ("the IT person", "my GP").
+        // want to be"), an acronym and a name as they were written ("the IT person", "my GP",
+        // "Leeds").
         let label = self.label_of(kept.iter().filter_map(|&i| self.word(i)));
         Some(Phrase {
             label,
@@ -220,7 +221,8 @@ impl Reader<'_> {
                     written.chars().count() >= 2 && written.chars().all(|c| c.is_ascii_uppercase());
                 if w.norm == "i" {
                     "I".to_owned()
-                } else if acronym {
+                } else if acronym || w.name {
+                    // "driving up to Leeds", "Dev's dad": a name as it was written.
                     written.to_owned()
                 } else {
                     w.norm.clone()

@@ -1670,6 +1670,13 @@ mod tests {
             labels("I don't worry about the battery anymore."),
             ["not worry about the battery"]
         );
+        // A relief gained: seen live with stance 0.
+        let relief = phrases("I never have to think about charging them.");
+        assert!(
+            relief.list.iter().all(|p| p.affect == 1),
+            "{:?}",
+            relief.list
+        );
         // Not in the past, and not about a question.
         assert!(
             !labels("I'd never really thought about it.")

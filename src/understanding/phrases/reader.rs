@@ -1096,6 +1096,9 @@ impl Reader<'_> {
         if !spelled_out {
             phrase.deny();
         }
+        // No longer having to think or worry about something is a relief the respondent
+        // gained, whatever the thing is.
+        phrase.affect = 1;
         Some(phrase)
     }
 

@@ -291,6 +291,19 @@ impl Builder<'_, '_> {
     fn prepositional(&self, draft: &mut Draft, k: usize, to: usize) -> usize {
         let doc = self.doc;
         if let Some(end) = chunk::np_end(doc, k + 1, to) {
+            // "living on toast and takeaways": the object runs on through "and" when the
+            // second noun group ends the clause or the phrase; not when it is the next
+            // clause's subject ("on the table and the kids ate it", "at the gate and the
+            // flight just disappears"), nor when it is a second "there is" ("nobody about on
+            // the tops and no signal").
+            let joins = matches!(doc.norm(end), "and" | "or")
+                && doc.tag(k + 1) != Tag::Pron
+                && doc.norm(end + 1) != "no";
+            let end = Some(end + 1)
+                .filter(|_| joins)
+                .and_then(|next| chunk::np_end(doc, next, to))
+                .filter(|&e| e >= to || matches!(doc.tag(e), Tag::Punct | Tag::Prep | Tag::Sconj))
+                .unwrap_or(end);
             if let Some(role) = roles::pp_role(doc, k, k + 1..end, &draft.head()) {
                 draft.add(role, k..end);
             }

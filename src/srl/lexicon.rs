@@ -83,6 +83,7 @@ const IRREGULAR: &[(&str, &str, &str)] = &[
     ("become", "became", "become"),
     ("begin", "began", "begun"),
     ("break", "broke", "broken"),
+    ("bear", "bore", "born"),
     ("drive", "drove", "driven"),
     ("ride", "rode", "ridden"),
     ("write", "wrote", "written"),

@@ -479,8 +479,13 @@ impl Ctx<'_> {
             next,
             "the" | "a" | "an" | "my" | "your" | "our" | "their" | "his" | "her" | "its"
         );
+        // "the difference was that at six o'clock there was a plan": a clause may open with
+        // where or when it is.
+        let fronted = prev.is_some_and(|p| lexicon::is_be(self.norm_at(p)))
+            && (next == "there" || (words::is_preposition(next) && !matches!(next, "of" | "for")));
         if complementiser
             || before_determiner
+            || fronted
             || (clause_follows && matches!(prev_tag, Some(Tag::Noun | Tag::Pron | Tag::Verb)))
         {
             Tag::Sconj
@@ -650,6 +655,13 @@ fn closed_class(w: &str, ctx: &Ctx<'_>) -> Option<Tag> {
     {
         // "listen to her going on about her day", "she went on and on": going on is talking
         // or keeping at it, not a place ("stuff going on" is left as it was).
+        Tag::Part
+    } else if w == "after"
+        && ctx
+            .prev()
+            .is_some_and(|p| lexicon::lemma(ctx.norm_at(p)) == "look")
+    {
+        // "looking after ourselves": caring for someone, not a time.
         Tag::Part
     } else if words::is_particle(w)
         && ctx.prev().is_some_and(|p| {

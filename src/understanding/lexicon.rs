@@ -164,6 +164,10 @@ const TIME_SPAN_WORDS: &str = "second seconds minute minutes hour hours day days
     month months year years decade decades while ages a an one two three four five six seven \
     eight nine ten few couple of several some many about almost nearly over";
 
+/// What one has or lacks the means of doing something with.
+const RESOURCE_WORDS: &str = "time energy money patience headspace space room chance strength \
+    bandwidth budget";
+
 /// Vague words that stand in for content ("stuff", "things").
 const VAGUE_WORDS: &str = "stuff things thing whatever something anything everything fine \
     okay ok";
@@ -523,9 +527,21 @@ pub(super) fn affect(words: &[&str]) -> i32 {
     total
 }
 
-/// "listen instead of snapping", "walk rather than drive": what follows is what is avoided.
+/// What joins a thing done to the thing it is done in place of: "go home without replaying
+/// every call", "listen instead of snapping", "walk rather than drive".
+pub(super) const IN_PLACE_OF: [&str; 3] = ["without", "instead of", "rather than"];
+
+/// "listen instead of snapping", "walk rather than drive": what follows is what is avoided
+/// (a two-word link of [`IN_PLACE_OF`]; "without" is a negator of its own).
 fn instead_of(previous: &str, word: &str) -> bool {
-    matches!((previous, word), ("instead", "of") | ("rather", "than"))
+    IN_PLACE_OF
+        .iter()
+        .any(|link| link.split_once(' ') == Some((previous, word)))
+}
+
+/// What one has or lacks to do something with ("no energy to plan meals", "time to read").
+pub(super) fn is_resource_word(word: &str) -> bool {
+    listed(RESOURCE_WORDS, word)
 }
 
 #[cfg(test)]

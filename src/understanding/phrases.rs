@@ -173,7 +173,7 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             .filter(|f| f.reaches(frame, answer))
             .map(|f| f.affect);
         felt_when = FeltWhen::at(frame, answer);
-        let unworried = thinks_no_more_about(frame);
+        let unworried = thinks_no_more_about(frame, answer);
         if frame.negated && RAISING_VERBS.contains(&frame.lemma.as_str()) && !unworried {
             raised = Some(Raised::at(frame, frame.lemma == "want"));
         }
@@ -185,6 +185,7 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             && !reported(frame, words)
             && !answers_yes_or_no(frame))
             || reader.says_nothing(frame)
+            || has_it_done(frame, &analysis.srl_frames)
         {
             continue;
         }
@@ -216,7 +217,7 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             push(&mut out.list, p);
         }
     }
-    join_without(&mut out.list, answer);
+    join_complements(&mut out.list, answer);
     let circumstances = circumstance_spans(analysis);
     retain(&mut out, |list, i| settle(list, i, answer, &circumstances));
     against_what_was_tried(analysis, &mut out.list);
@@ -224,24 +225,45 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
     out
 }
 
-/// "I go home without replaying every call in my head", "I actually listen instead of
-/// snapping": what the respondent does in place of doing something else is one concept;
-/// apart, "go home" says nothing of what changed and "snapping" is a fragment. A phrase right
-/// before "without", "instead of" or "rather than" takes in the phrase of the verb in -ing
-/// right after it (which the containment rule of [`settle`] then folds in).
-fn join_without(list: &mut [Phrase], answer: &str) {
+/// One concept said in two phrases, which [`join_complements`] makes one: "I go home without
+/// replaying every call in my head", "I actually listen instead of snapping" (what the
+/// respondent does in place of something else: apart, "go home" says nothing of what changed
+/// and "snapping" is a fragment); "neither of us had the energy to plan meals", "I don't have
+/// time to cook breakfast" (what one lacks the means to do: apart, "no energy" says nothing).
+/// The link word between them, when phrase `q` after `gap` completes phrase `p`.
+fn completes(p: &Phrase, gap: &str, q: &Phrase) -> Option<&'static str> {
+    if q.start <= p.end {
+        return None;
+    }
+    let gerund = q.words.first().is_some_and(|w| w.ends_with("ing"));
+    if let Some(link) = lexicon::IN_PLACE_OF.iter().find(|link| **link == gap) {
+        return gerund.then_some(*link);
+    }
+    let means = p.words.last().is_some_and(|w| lexicon::is_resource_word(w));
+    (gap == "to" && means && q.shape == Shape::Verbal).then_some("to")
+}
+
+/// A phrase takes in the phrase that [`completes`] it (which the containment rule of
+/// [`settle`] then folds in). A lack stated with "not" reads "no energy", "no time"; the
+/// denial that reached the verb after it is the same one.
+fn join_complements(list: &mut [Phrase], answer: &str) {
     for i in 0..list.len() {
         let Some(p) = list.get(i) else { continue };
         let joined = list.iter().find_map(|q| {
             let gap = answer.get(p.end..q.start)?.trim().to_lowercase();
-            let gerund = q.words.first().is_some_and(|w| w.ends_with("ing"));
-            let link = ["without", "instead of", "rather than"]
-                .into_iter()
-                .find(|link| gap == *link)?;
-            (q.start > p.end && gerund).then(|| (link, q.clone()))
+            completes(p, &gap, q).map(|link| (link, q.clone()))
         });
-        let Some((link, q)) = joined else { continue };
+        let Some((link, mut q)) = joined else {
+            continue;
+        };
+        if link == "to" && q.words.first().is_some_and(|w| w == "not") {
+            q.words.remove(0);
+            q.label = q.words.join(" ");
+        }
         if let Some(p) = list.get_mut(i) {
+            if link == "to" {
+                p.state_lack();
+            }
             p.label = format!("{} {link} {}", p.label, q.label);
             p.words.extend(link.split(' ').map(str::to_owned));
             p.words.extend(q.words);
@@ -394,8 +416,11 @@ impl Raised {
     fn reaches(self, frame: &crate::srl::SrlFrame, answer: &str) -> Denial {
         let start = frame.predicate.start;
         let gap = answer.get(self.end..start).unwrap_or_default();
+        // "I didn't have to think, I just followed the card": a comma right after the verb
+        // closes its clause.
         let reaches = start >= self.end
             && start - self.end <= RAISED_NEGATION_BYTES
+            && !gap.trim_start().starts_with(',')
             && opens_complement(gap)
             && !frame.negated;
         match (reaches, self.want && names_someone_else(gap)) {
@@ -505,13 +530,45 @@ impl Phrase {
         self.deny_with("not");
     }
 
-    /// [`Phrase::deny`] by `word` ("nobody responsible for those units").
+    /// [`Phrase::deny`] by `word` ("nobody responsible for those units"). A means denied is
+    /// lacked: "no energy".
     pub(super) fn deny_with(&mut self, word: &str) {
         if self.words.first().is_some_and(|w| w == "not" || w == word) {
             return;
         }
         self.words.insert(0, word.to_owned());
         self.label = format!("{word} {}", self.label);
+        self.state_lack();
+    }
+
+    /// "not have time", "not energy" → "no time", "no energy": a means lacked, said as a
+    /// researcher codes it.
+    fn state_lack(&mut self) {
+        let lacked = match self.words.as_slice() {
+            [not, have, rest @ ..] if not == "not" && matches!(have.as_str(), "have" | "had") => {
+                rest
+            }
+            [not, rest @ ..] if not == "not" => rest,
+            _ => return,
+        };
+        let (Some(last), false) = (lacked.last(), lacked.is_empty()) else {
+            return;
+        };
+        if !lexicon::is_resource_word(last) {
+            return;
+        }
+        let mut words = vec!["no".to_owned()];
+        words.extend(
+            lacked
+                .iter()
+                .filter(|w| !matches!(w.as_str(), "the" | "any" | "enough"))
+                .cloned(),
+        );
+        self.label = words.join(" ");
+        self.words = words;
+        if self.affect == 0 {
+            self.affect = -1;
+        }
     }
 }
 
@@ -524,31 +581,63 @@ fn asks_for_something(frame: &crate::srl::SrlFrame) -> bool {
         })
 }
 
+/// "The box had everything weighed out", "I had my hair cut": "have" with what was done for
+/// its object says nothing the verb of what was done does not (whose subject is the object).
+fn has_it_done(frame: &crate::srl::SrlFrame, frames: &[crate::srl::SrlFrame]) -> bool {
+    let Some(object) = frame
+        .arguments
+        .iter()
+        .find(|a| a.role == ArgRole::Arg1 && a.span.start >= frame.predicate.end)
+    else {
+        return false;
+    };
+    frame.lemma == "have"
+        && frames.iter().any(|done| {
+            done.predicate.start > object.span.start
+                && done.predicate.end <= object.span.end
+                && done
+                    .arguments
+                    .iter()
+                    .any(|a| a.role == ArgRole::Arg0 && a.span.start == object.span.start)
+        })
+}
+
 /// "I never have to think about charging them": not thinking about something is what the
 /// respondent gained, the whole of it; "charging them" alone says the opposite.
 /// Not in the past ("I'd never really thought about it" says nothing gained), and about a
-/// thing, not a question ("not worrying about what's in it" is read as before).
-fn thinks_no_more_about(frame: &crate::srl::SrlFrame) -> bool {
+/// thing, not a question ("not worrying about what's in it" is read as before). "I didn't
+/// have to think" is the same relief, about whatever the answer is about.
+fn thinks_no_more_about(frame: &crate::srl::SrlFrame, answer: &str) -> bool {
     let now = matches!(
         frame.predicate.text.to_lowercase().as_str(),
         "think" | "worry" | "thinking" | "worrying"
     );
+    let obliged = answer.get(..frame.predicate.start).is_some_and(|before| {
+        let mut last = before.split_whitespace().rev().map(str::to_lowercase);
+        last.next().as_deref() == Some("to")
+            && matches!(last.next().as_deref(), Some("have" | "had" | "has"))
+    });
+    let about_nothing = !frame
+        .arguments
+        .iter()
+        .any(|a| a.span.start >= frame.predicate.end);
     frame.negated
         && now
-        && frame.arguments.iter().any(|a| {
-            let said = a.span.text.trim().to_lowercase();
-            let thing = said
-                .strip_prefix("about ")
-                .and_then(|rest| rest.split_whitespace().next());
-            a.role == ArgRole::Arg1
-                && a.span.start >= frame.predicate.end
-                && thing.is_some_and(|w| {
-                    !matches!(
-                        w,
-                        "what" | "whether" | "how" | "if" | "who" | "where" | "when" | "why"
-                    )
-                })
-        })
+        && (obliged && about_nothing
+            || frame.arguments.iter().any(|a| {
+                let said = a.span.text.trim().to_lowercase();
+                let thing = said
+                    .strip_prefix("about ")
+                    .and_then(|rest| rest.split_whitespace().next());
+                a.role == ArgRole::Arg1
+                    && a.span.start >= frame.predicate.end
+                    && thing.is_some_and(|w| {
+                        !matches!(
+                            w,
+                            "what" | "whether" | "how" | "if" | "who" | "where" | "when" | "why"
+                        )
+                    })
+            }))
 }
 
 /// "which basically meant toast or a takeaway": "mean" with a thing for its subject says
@@ -1571,6 +1660,59 @@ mod tests {
 
     /// From a live laddering interview in the terminal app: "I never have to think about
     /// charging them" was coded "charging them", the opposite of what the respondent gained.
+    #[test]
+    fn a_new_parents_meal_kit_answers_read_as_a_researcher_codes_them() {
+        // From a live meal-kit interview: "daughter was born" was lost ("born" unknown),
+        // "energy" and "plan meals" were coded apart, "living on toast" dropped the
+        // takeaways.
+        assert_eq!(
+            labels(
+                "It was January, right after our daughter was born. Neither of us had the \
+                 energy to plan meals, and we were living on toast and takeaways."
+            ),
+            [
+                "daughter born",
+                "no energy to plan meals",
+                "living on toast and takeaways"
+            ]
+        );
+        let lack = phrases("I don't have time to cook breakfast.");
+        assert_eq!(lack.list.len(), 1, "{:?}", lack.list);
+        assert!(
+            lack.list
+                .iter()
+                .all(|p| p.label == "no time to cook breakfast" && p.affect == -1),
+            "{:?}",
+            lack.list
+        );
+        assert_eq!(
+            labels("Neither of us could face cooking."),
+            ["not face cooking"]
+        );
+        // "The difference was that …" announces the clause; "box had" said nothing; the
+        // denial of "didn't have to think" reached "followed the card"; "looking after" lost
+        // who was looked after.
+        assert_eq!(
+            labels(
+                "Honestly the difference was that at six o'clock there was a plan. The box had \
+                 everything weighed out, so I didn't have to think, I just followed the card. \
+                 It felt like we were actually looking after ourselves again."
+            ),
+            [
+                "six o'clock",
+                "plan",
+                "weighed out",
+                "not have to think",
+                "followed the card",
+                "looking after ourselves"
+            ]
+        );
+        // A second noun group after "and" that opens the next clause stays out.
+        let l = labels("We're at the gate and the flight just disappears off the board.");
+        assert!(l.iter().any(|l| l == "flight disappears"), "{l:?}");
+        assert!(!l.iter().any(|l| l.contains("gate and")), "{l:?}");
+    }
+
     #[test]
     fn live_headphones_answers_read_as_a_researcher_codes_them() {
         // An attitude about nothing is no concept; about something it is kept.

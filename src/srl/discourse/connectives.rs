@@ -268,7 +268,10 @@ fn resolve(
             temporal_class(doc, site.after),
         )),
         ["before" | "after" | "until" | "till"] => {
+            // "looking after ourselves": caring for someone, no time.
+            let cares = c.words == ["after"] && lexicon::lemma(site.prev) == "look";
             let accepted = site.next != "all"
+                && !cares
                 && !matches!(doc.tag(site.start.wrapping_sub(1)), Tag::Det | Tag::Num)
                 && !words::is_time_noun(site.prev);
             accepted.then(|| (K::Temporal, temporal_class(doc, site.after)))

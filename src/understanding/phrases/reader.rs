@@ -1078,17 +1078,19 @@ impl Reader<'_> {
         let about = frame
             .arguments
             .iter()
-            .find(|a| a.role == ArgRole::Arg1 && a.span.start >= frame.predicate.end)?;
+            .find(|a| a.role == ArgRole::Arg1 && a.span.start >= frame.predicate.end);
         let denial = frame.arguments.iter().find(|a| a.role == ArgRole::Neg)?;
         let spelled_out = matches!(denial.span.text.to_lowercase().as_str(), "never" | "not");
-        let from = if spelled_out {
-            denial.span.start
-        } else {
-            frame.predicate.start
+        // About nothing ("I didn't have to think"), the obligation is the phrase: "not have
+        // to think".
+        let from = match (spelled_out, about) {
+            (true, _) => denial.span.start,
+            (false, Some(_)) => frame.predicate.start,
+            (false, None) => denial.span.end,
         };
         let range = self.range(&Span {
             start: from,
-            end: about.span.end,
+            end: about.map_or(frame.predicate.end, |a| a.span.end),
             text: String::new(),
         });
         let words: Vec<&TaggedWord> = range.filter_map(|i| self.word(i)).collect();
@@ -1326,7 +1328,11 @@ impl Reader<'_> {
                 })
         });
         match frame.lemma.as_str() {
-            "be" => self.time_of_life(frame, after) || self.not_the_point(frame, after),
+            "be" => {
+                self.time_of_life(frame, after)
+                    || self.not_the_point(frame, after)
+                    || self.frames_a_clause(&predicate)
+            }
             // "when they're grown up": a stage of life, told as a time. "I don't want her to
             // grow up thinking mum is always tired": what she would think is what is said.
             "grow up" => {
@@ -1383,6 +1389,14 @@ impl Reader<'_> {
             && after
                 .iter()
                 .all(|(_, r)| about(r) || !self.has_content(r.clone()))
+    }
+
+    /// "The difference was that at six o'clock there was a plan", "the problem is that the
+    /// app said …": the subject only announces the clause after "that", which says the thing.
+    fn frames_a_clause(&self, predicate: &Range<usize>) -> bool {
+        let mut next = (predicate.end..).map_while(|i| self.word(i));
+        next.find(|w| w.class != WordClass::Adverb)
+            .is_some_and(|w| w.norm == "that" && w.class == WordClass::Subordinator)
     }
 
     /// "when I was younger", "back when we were kids", "when I was at uni": the respondent's
@@ -1620,13 +1634,23 @@ fn of_service(description: &Phrase) -> bool {
 }
 
 /// "nobody", "no one" or "nothing" as the frame's subject: what it says is denied of all.
+/// "Neither of us" and "none of them" deny it too, and are no one in particular: the phrase
+/// takes "not".
 fn nobody(frame: &SrlFrame) -> Option<String> {
     frame.arguments.iter().find_map(|a| {
         let said = a.span.text.trim().to_lowercase();
-        (matches!(a.role, ArgRole::Arg0 | ArgRole::Arg1)
-            && a.span.end <= frame.predicate.start
-            && matches!(said.as_str(), "nobody" | "no one" | "nothing"))
-        .then_some(said)
+        if !matches!(a.role, ArgRole::Arg0 | ArgRole::Arg1) || a.span.end > frame.predicate.start {
+            return None;
+        }
+        if matches!(said.as_str(), "nobody" | "no one" | "nothing") {
+            return Some(said);
+        }
+        let group = said
+            .strip_prefix("neither of ")
+            .or_else(|| said.strip_prefix("none of "));
+        group
+            .is_some_and(|g| !g.contains(' '))
+            .then(|| "not".to_owned())
     })
 }
 

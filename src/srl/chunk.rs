@@ -17,10 +17,17 @@ pub(super) fn np_end(doc: &Doc<'_>, i: usize, limit: usize) -> Option<usize> {
     if i >= limit {
         return None;
     }
+    if doc.tag(i) == Tag::Pron && doc.norm(i) == "each" && doc.norm(i + 1) == "other" {
+        return Some(i + 2);
+    }
     if doc.tag(i) == Tag::Pron {
-        // "someone [people can trust]".
+        // "someone [people can trust]", "something [other than nappies]".
         let end = if is_indefinite(doc.norm(i)) {
-            contact_relative_end(doc, i + 1, limit)
+            contact_relative_end(doc, i + 1, limit).or_else(|| {
+                (doc.norm(i + 1) == "other" && doc.norm(i + 2) == "than")
+                    .then(|| np_end(doc, i + 3, limit))
+                    .flatten()
+            })
         } else {
             None
         };

@@ -296,9 +296,12 @@ impl Builder<'_, '_> {
             // clause's subject ("on the table and the kids ate it", "at the gate and the
             // flight just disappears"), nor when it is a second "there is" ("nobody about on
             // the tops and no signal").
+            // Nor is a verb in "-ing" a noun there ("at nine and snapping at each other").
+            let second = doc.norm(end + 1);
             let joins = matches!(doc.norm(end), "and" | "or")
                 && doc.tag(k + 1) != Tag::Pron
-                && doc.norm(end + 1) != "no";
+                && second != "no"
+                && !(second.ends_with("ing") && second.len() > 5);
             let end = Some(end + 1)
                 .filter(|_| joins)
                 .and_then(|next| chunk::np_end(doc, next, to))

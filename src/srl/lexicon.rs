@@ -173,7 +173,7 @@ const REGULAR: &str = "\
     hire fire quit retire apply accept reject approve deny treat serve empty power warn \
     encourage force convince persuade remind invite advise insist hear cover track measure \
     count wander explore discover experiment juggle balance spill stain squeeze sweeten \
-    flavour flavor curdle separate microwave behave react dissolve thicken spoil splash";
+    flavour flavor curdle separate microwave behave react dissolve thicken spoil splash prove";
 
 /// Every form of the irregular verbs, keyed by spelling.
 static IRREGULAR_FORMS: LazyLock<HashMap<&'static str, VerbReading>> = LazyLock::new(|| {

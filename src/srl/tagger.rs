@@ -205,6 +205,9 @@ impl Ctx<'_> {
             // "what let me be a calm mum": a verb with an object pronoun after "what" or
             // "which" is the verb of a relative clause, not a noun the word determines.
             "which" | "what" if self.next_is_nominal() && !self.verb_with_object_next() => Tag::Det,
+            // "snapping at each other": one pronoun in two words, not a determiner.
+            "each" if self.next_norm() == "other" => Tag::Pron,
+            "other" if self.prev().is_some_and(|p| self.norm_at(p) == "each") => Tag::Pron,
             "this" | "these" | "those" | "her" if self.next_is_nominal() => Tag::Det,
             "this" | "these" | "those" | "her" => Tag::Pron,
             "since" | "before" | "after" | "until" | "till" | "once"
@@ -384,7 +387,11 @@ impl Ctx<'_> {
         let prev = self.prev().map(|p| self.tag_at(p));
         if self.next_norm() == "of" {
             Tag::Noun
-        } else if matches!(self.next_norm(), "less" | "more" | "fewer") {
+        } else if matches!(
+            self.next_norm(),
+            "less" | "more" | "fewer" | "thing" | "bit"
+        ) {
+            // "one thing that still felt normal", "one bit of the day": a count.
             // "one less thing to keep in my head": a count.
             Tag::Num
         } else if prev == Some(Tag::Prep) && self.next_is_nominal() && self.next_norm() != "point" {

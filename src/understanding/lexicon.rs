@@ -524,7 +524,13 @@ pub(super) fn affect(words: &[&str]) -> i32 {
         }
         previous = 0;
     }
-    total
+    // "everything feels out of control", "out of my depth": a loss of grip, whatever the
+    // words are alone.
+    let adrift = words
+        .windows(3)
+        .filter(|w| matches!(w, ["out", "of", "control"] | ["of", "my" | "our", "depth"]))
+        .count();
+    total - i32::try_from(adrift).unwrap_or(0)
 }
 
 /// What joins a thing done to the thing it is done in place of: "go home without replaying
@@ -570,6 +576,9 @@ mod tests {
         // negative.
         assert_eq!(affect(&["listen", "instead", "of", "snapping"]), 1);
         assert_eq!(affect(&["instead", "snapping"]), -1);
+        // A live meal-kit interview: "everything feels out of control" was coded neutral.
+        assert_eq!(affect(&["feels", "out", "of", "control"]), -1);
+        assert_eq!(affect(&["in", "control"]), 0);
     }
 
     #[test]

@@ -1708,6 +1708,18 @@ mod tests {
             ]
         );
         // A second noun group after "and" that opens the next clause stays out.
+        // "something other than nappies" is one thing; "each other" is who is snapped at.
+        assert_eq!(
+            labels("We eat at the table and talk about something other than nappies."),
+            [
+                "eat at the table",
+                "talk about something other than nappies"
+            ]
+        );
+        assert_eq!(
+            labels("We were snapping at each other."),
+            ["snapping at each other"]
+        );
         let l = labels("We're at the gate and the flight just disappears off the board.");
         assert!(l.iter().any(|l| l == "flight disappears"), "{l:?}");
         assert!(!l.iter().any(|l| l.contains("gate and")), "{l:?}");

@@ -844,6 +844,8 @@ fn keeps(w: &TaggedWord, at_start: bool) -> bool {
                         | "himself"
                         | "herself"
                         | "themselves"
+                        | "each"
+                        | "other"
                         | "him"
                         | "her"
                         | "someone"

@@ -55,3 +55,34 @@ fn scripted_llm_understanding_follows_the_respondent_too() {
     let report = measure("oat milk, scripted LLM", "oat_milk", &oat, &turns);
     check(&[report]);
 }
+
+/// Jobs to be done: an answer that reaches how it felt ("it felt like we were actually looking
+/// after ourselves again") beside a plain functional job ("there was a plan") is followed at
+/// the higher job, the motive the respondent has just given.
+#[test]
+fn a_jobs_interview_follows_the_feeling_an_answer_reaches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let answers = tmp.path().join("answers.txt");
+    std::fs::write(
+        &answers,
+        "It was January, right after our daughter was born. Neither of us had the energy to \
+         plan meals, and we were living on toast and takeaways. My sister sent us a voucher \
+         for a recipe box, so we tried it for the first month.\n\n\
+         Honestly the difference was that at six o'clock there was a plan. The box had \
+         everything weighed out, so I didn't have to think, I just followed the card. After \
+         weeks of takeaways it felt like we were actually looking after ourselves again.\n",
+    )
+    .unwrap();
+    let turns = interview(
+        &tmp.path().join("jobs.db"),
+        "meal_kits",
+        &answers,
+        &["--provider", "none"],
+    );
+    let second = turns.iter().find(|t| t["turn_number"] == 2).unwrap();
+    assert_eq!(
+        second["focus"]["label"], "looking after ourselves",
+        "{}",
+        second["next_question"]
+    );
+}

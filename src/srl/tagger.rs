@@ -149,13 +149,31 @@ impl Ctx<'_> {
         self.unknown(w, capitalised)
     }
 
+    /// Words whose neighbours fix a reading before any other rule: said or counted, out of
+    /// service, a reciprocal pronoun.
+    fn of_a_fixed_reading(&self, w: &str) -> Option<Tag> {
+        if let Some(tag) = self.said_or_counted(w) {
+            Some(tag)
+        } else if self.out_of_service(w) {
+            Some(Tag::Adj)
+        } else {
+            self.reciprocal(w).then_some(Tag::Pron)
+        }
+    }
+
+    /// "snapping at each other": one pronoun in two words, not determiners.
+    fn reciprocal(&self, w: &str) -> bool {
+        match w {
+            "each" => self.next_norm() == "other",
+            "other" => self.prev().is_some_and(|p| self.norm_at(p) == "each"),
+            _ => false,
+        }
+    }
+
     /// Closed-class words whose tag depends on their neighbours.
     fn contextual(&self, w: &str) -> Option<Tag> {
-        if let Some(tag) = self.said_or_counted(w) {
+        if let Some(tag) = self.of_a_fixed_reading(w) {
             return Some(tag);
-        }
-        if self.out_of_service(w) {
-            return Some(Tag::Adj);
         }
         let tag = match w {
             "not" | "never" => Tag::Neg,
@@ -205,9 +223,6 @@ impl Ctx<'_> {
             // "what let me be a calm mum": a verb with an object pronoun after "what" or
             // "which" is the verb of a relative clause, not a noun the word determines.
             "which" | "what" if self.next_is_nominal() && !self.verb_with_object_next() => Tag::Det,
-            // "snapping at each other": one pronoun in two words, not a determiner.
-            "each" if self.next_norm() == "other" => Tag::Pron,
-            "other" if self.prev().is_some_and(|p| self.norm_at(p) == "each") => Tag::Pron,
             "this" | "these" | "those" | "her" if self.next_is_nominal() => Tag::Det,
             "this" | "these" | "those" | "her" => Tag::Pron,
             "since" | "before" | "after" | "until" | "till" | "once"

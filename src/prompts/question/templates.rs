@@ -210,13 +210,30 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
             && (phrasing.contains("{focus}") || !input.asked.iter().any(|a| asked_as(phrasing, a)))
     };
     let render = |t: &str| fill(t, focus.as_deref(), echo.as_deref(), &topic);
-    echoed
+    let said_back: Vec<(&str, String)> = echoed
         .iter()
         .map(|(phrasing, t)| (*phrasing, render(t)))
+        .collect();
+    let options: Vec<(&str, String)> = said_back
+        .iter()
+        .cloned()
         .chain(plain.iter().map(|t| (t.as_str(), render(t))))
         .chain(LAST_RESORTS.iter().map(|q| (*q, (*q).to_owned())))
-        .find(|(t, q)| fresh(t, q) && check_question(q, &[]).is_ok())
-        .map(|(_, q)| q)
+        .collect();
+    let passes = |(t, q): &&(&str, String)| fresh(t, q) && check_question(q, &[]).is_ok();
+    // Rotate before varying: a phrasing of the strategy's own not yet used in the session
+    // comes first ("How would you tell a day with …" was asked at turns 2 and 6 of a live
+    // interview while two of its phrasings were never used), said back when there is an
+    // echo.
+    let unused = |(t, _): &&(&str, String)| {
+        rotated.contains(t) && !input.asked.iter().any(|a| asked_as(t, a))
+    };
+    let own = if echo.is_some() { &said_back } else { &options };
+    own.iter()
+        .filter(unused)
+        .find(passes)
+        .or_else(|| options.iter().find(passes))
+        .map(|(_, q)| q.clone())
         .or_else(|| {
             // Every phrasing and last resort was asked already (a very long interview on one
             // focus): the least recently asked last resort.

@@ -554,3 +554,35 @@ fn a_denied_focus_is_not_asked_what_would_be_different_without_it() {
         .collect();
     assert!(asked.iter().any(|q| q.contains("without")), "{asked:?}");
 }
+
+#[test]
+fn every_phrasing_of_a_strategy_is_used_before_one_comes_back() {
+    // A live jobs interview asked "How would you tell a day with … from one without?" at
+    // turns 2 and 6 while two of dig_motivation's phrasings were never used.
+    let m = crate::config::shipped_methodology("jobs_to_be_done");
+    let templates = &m.strategy("dig_motivation").unwrap().question_templates;
+    let foci = [
+        "tried for the first month",
+        "looking after ourselves",
+        "a proper meal together",
+        "calm",
+        "a team again",
+    ];
+    for echoed in [false, true] {
+        let mut asked: Vec<String> = Vec::new();
+        for (turn, focus) in (2..).zip(foci) {
+            let q = render_after(
+                templates,
+                Some(focus),
+                turn,
+                &asked,
+                echoed.then_some(focus),
+            );
+            asked.push(q);
+        }
+        for t in templates {
+            let uses = asked.iter().filter(|q| asked_as(t, q)).count();
+            assert_eq!(uses, 1, "{t}: {asked:#?}");
+        }
+    }
+}

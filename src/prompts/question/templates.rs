@@ -233,21 +233,21 @@ pub fn render_template(input: &TemplateInput<'_>) -> String {
         .filter(unused)
         .find(passes)
         .or_else(|| options.iter().find(passes))
-        .map(|(_, q)| q.clone())
-        .or_else(|| {
-            // Every phrasing and last resort was asked already (a very long interview on one
-            // focus): the least recently asked last resort.
-            LAST_RESORTS
+        .map_or_else(|| least_recent_last_resort(&asked), |(_, q)| q.clone())
+}
+
+/// Every phrasing and last resort was asked already (a very long interview on one focus):
+/// the least recently asked last resort, among `asked` (normalised, oldest first).
+fn least_recent_last_resort(asked: &[String]) -> String {
+    LAST_RESORTS
+        .iter()
+        .min_by_key(|q| {
+            asked
                 .iter()
-                .min_by_key(|q| {
-                    asked
-                        .iter()
-                        .rposition(|a| *a == normalized(q))
-                        .map_or(0, |p| p + 1)
-                })
-                .map(|q| (*q).to_owned())
+                .rposition(|a| *a == normalized(q))
+                .map_or(0, |p| p + 1)
         })
-        .unwrap_or_else(|| LAST_RESORT_QUESTION.to_owned())
+        .map_or_else(|| LAST_RESORT_QUESTION.to_owned(), |q| (*q).to_owned())
 }
 
 /// The body of a focus phrasing asked as a follow-up that says the respondent's words back:

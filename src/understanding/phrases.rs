@@ -193,6 +193,9 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
         if unworried {
             read.main = reader.thought_no_more(frame).or(read.main);
         }
+        if let Some(main) = read.main.as_mut().filter(|_| set_against(frame, answer)) {
+            main.set_aside();
+        }
         if let Some(passed) = denial.apply(read.main.as_mut(), frame) {
             raised = Some(passed);
         }
@@ -541,6 +544,19 @@ impl Phrase {
         self.state_lack();
     }
 
+    /// What the respondent sets against what they want ("…, not arguing"): the thing itself,
+    /// spoken against.
+    fn set_aside(&mut self) {
+        if self.words.first().is_some_and(|w| w == "not") {
+            self.words.remove(0);
+            self.label = self
+                .label
+                .strip_prefix("not ")
+                .map_or_else(|| self.words.join(" "), str::to_owned);
+        }
+        self.affect = -1;
+    }
+
     /// "not have time", "not energy" → "no time", "no energy": a means lacked, said as a
     /// researcher codes it.
     fn state_lack(&mut self) {
@@ -579,6 +595,33 @@ fn asks_for_something(frame: &crate::srl::SrlFrame) -> bool {
             a.span.start >= frame.predicate.end
                 && a.span.text.trim().to_lowercase().starts_with("for ")
         })
+}
+
+/// "I want to remember bath time and her laughing, not arguing about what's for dinner": a
+/// verb denied by a "not" right after a comma, in a sentence of what the respondent wants, is
+/// what they set against it. Elsewhere the denial is what was said ("sitting on the sofa, not
+/// talking about the kids"; "a sprain, not broken").
+fn set_against(frame: &crate::srl::SrlFrame, answer: &str) -> bool {
+    frame.arguments.iter().any(|a| {
+        let Some(before) = answer.get(..a.span.start).map(str::trim_end) else {
+            return false;
+        };
+        let sentence = before
+            .rfind(['.', '!', '?'])
+            .map_or(before, |end| before.get(end + 1..).unwrap_or_default())
+            .to_lowercase();
+        let wanting = sentence
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| matches!(w, "want" | "wanted" | "rather" | "prefer" | "wish"));
+        a.role == ArgRole::Neg
+            && a.span.text.eq_ignore_ascii_case("not")
+            && a.span.end < frame.predicate.start
+            && answer
+                .get(a.span.end..frame.predicate.start)
+                .is_some_and(|gap| gap.trim().is_empty())
+            && before.ends_with(',')
+            && wanting
+    })
 }
 
 /// "The box had everything weighed out", "I had my hair cut": "have" with what was done for
@@ -1719,6 +1762,22 @@ mod tests {
         assert_eq!(
             labels("We were snapping at each other."),
             ["snapping at each other"]
+        );
+        // ", not arguing" after what the respondent wants is what they are against; after a
+        // description it is what was said.
+        let against = phrases(
+            "I want to remember bath time and her laughing, not arguing about what's for dinner.",
+        );
+        let arguing = against.list.iter().find(|p| p.label.starts_with("arguing"));
+        assert!(
+            arguing.is_some_and(|p| p.affect == -1),
+            "{:?}",
+            against.list
+        );
+        assert!(
+            labels("Sitting on the sofa for an hour, not talking about the kids, that's us.")
+                .iter()
+                .any(|l| l == "not talking about the kids")
         );
         let l = labels("We're at the gate and the flight just disappears off the board.");
         assert!(l.iter().any(|l| l == "flight disappears"), "{l:?}");

@@ -1779,6 +1779,14 @@ mod tests {
                 .iter()
                 .any(|l| l == "not talking about the kids")
         );
+        // "kept" and "let" were read as nouns after a noun ("boxes kept", "box let").
+        assert_eq!(
+            labels("The boxes kept arriving late."),
+            ["boxes arriving late"]
+        );
+        let l = labels("If a box let me skip weeks easily and cost under fifty, I'd go back.");
+        assert!(l.iter().any(|l| l == "skip weeks easily"), "{l:?}");
+        assert!(!l.iter().any(|l| l == "box let"), "{l:?}");
         let l = labels("We're at the gate and the flight just disappears off the board.");
         assert!(l.iter().any(|l| l == "flight disappears"), "{l:?}");
         assert!(!l.iter().any(|l| l.contains("gate and")), "{l:?}");

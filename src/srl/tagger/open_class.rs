@@ -192,7 +192,17 @@ impl Ctx<'_> {
             && (words::is_preposition(next)
                 || words::is_determiner(next)
                 || words::is_pronoun(next));
-        if first_verb || resumes || participle_clause {
+        // "the boxes kept arriving", "a box let me skip weeks": a verb that takes an "-ing"
+        // verb, or an object pronoun, right after it is the clause's verb, whatever came
+        // before.
+        let word = self.norm_at(self.i);
+        let takes_next = (words::is_catenative(&lexicon::lemma(word))
+            && next.ends_with("ing")
+            && lexicon::verb(next).is_some())
+            || (form != Form::Ing
+                && words::is_object_pronoun(next)
+                && !matches!(next, "her" | "it"));
+        if first_verb || resumes || participle_clause || takes_next {
             Tag::Verb
         } else {
             Tag::Noun

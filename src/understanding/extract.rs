@@ -690,7 +690,13 @@ fn phrase_stance(phrase: &Phrase) -> i8 {
 
 fn stance(words: &[String]) -> i8 {
     let refs: Vec<&str> = words.iter().map(String::as_str).collect();
-    match lexicon::affect(&refs) {
+    // "not go to bed feeling guilty": a denial that opens the phrase denies all of it, however
+    // far the feeling is from it.
+    let affect = match refs.as_slice() {
+        [not, rest @ ..] if matches!(*not, "not" | "never") => -lexicon::affect(rest),
+        _ => lexicon::affect(&refs),
+    };
+    match affect {
         0 => 0,
         a if a > 0 => 1,
         _ => -1,

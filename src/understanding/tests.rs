@@ -1059,6 +1059,21 @@ fn a_struggle_the_respondent_names_without_feeling_words_is_spoken_against() {
     assert_eq!(stance("supermarket shop"), 0, "{e:?}");
 }
 
+#[test]
+fn a_denial_that_opens_a_concept_denies_the_feeling_at_its_end() {
+    // A live meal-kit interview: "I don't go to bed feeling guilty" was asked about as a
+    // struggle ("If … were taken care of"): "not" reached only the next three words.
+    let m = methodology("jobs_to_be_done");
+    let embedder = TableEmbedder::new(&m, &[("not go to bed feeling guilty", "emotional_job")]);
+    let answer = "I don't go to bed feeling guilty that we've eaten rubbish again.";
+    let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+    let guilt = e
+        .concepts
+        .iter()
+        .find(|c| c.label.starts_with("not go to bed"));
+    assert!(guilt.is_some_and(|c| c.stance == 1), "{e:?}");
+}
+
 /// The type the offline extractor gives the concept of `answer` whose label contains `label`.
 fn type_of(m: &Methodology, embedder: &TableEmbedder, answer: &str, label: &str) -> String {
     let e = extract(m, embedder, "", answer, &TurnContext::default());

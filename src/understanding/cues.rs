@@ -540,6 +540,7 @@ impl Cue {
             || self.keeps_on()
             || self.has("run out")
             || self.has("ran out")
+            || lexicon::eats_time(&self.words)
     }
 }
 

@@ -530,7 +530,69 @@ pub(super) fn affect(words: &[&str]) -> i32 {
         .windows(3)
         .filter(|w| matches!(w, ["out", "of", "control"] | ["of", "my" | "our", "depth"]))
         .count();
-    total - i32::try_from(adrift).unwrap_or(0)
+    total - i32::try_from(adrift + time_eaten(words)).unwrap_or(0)
+}
+
+/// [`time_eaten`] of owned words: whether they say time was eaten up.
+pub(super) fn eats_time(words: &[String]) -> bool {
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    time_eaten(&refs) > 0
+}
+
+/// "it eats half the weekend", "ate up my whole evening": time consumed is a cost, where "eat
+/// dinner in the evening" is no more than a meal.
+fn time_eaten(words: &[&str]) -> usize {
+    let time = |w: &str| {
+        matches!(
+            w,
+            "weekend"
+                | "weekends"
+                | "evening"
+                | "evenings"
+                | "morning"
+                | "mornings"
+                | "day"
+                | "days"
+                | "night"
+                | "nights"
+                | "hour"
+                | "hours"
+                | "afternoon"
+                | "sunday"
+                | "saturday"
+                | "time"
+        )
+    };
+    let between = |w: &str| {
+        matches!(
+            w,
+            "half"
+                | "the"
+                | "my"
+                | "our"
+                | "whole"
+                | "all"
+                | "up"
+                | "into"
+                | "most"
+                | "of"
+                | "an"
+                | "a"
+                | "entire"
+                | "your"
+                | "every"
+        )
+    };
+    words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| matches!(**w, "eat" | "eats" | "ate" | "eating" | "eaten"))
+        .filter(|(i, _)| {
+            let rest = words.get(i + 1..).unwrap_or_default();
+            let object = rest.iter().position(|w| !between(w));
+            object.is_some_and(|k| k > 0 && rest.get(k).is_some_and(|w| time(w)))
+        })
+        .count()
 }
 
 /// What joins a thing done to the thing it is done in place of: "go home without replaying
@@ -579,6 +641,9 @@ mod tests {
         // A live meal-kit interview: "everything feels out of control" was coded neutral.
         assert_eq!(affect(&["feels", "out", "of", "control"]), -1);
         assert_eq!(affect(&["in", "control"]), 0);
+        // The same interview: "it eats half the weekend" was typed a setting of the job.
+        assert_eq!(affect(&["eats", "half", "the", "weekend"]), -1);
+        assert_eq!(affect(&["eat", "dinner", "in", "the", "evening"]), 0);
     }
 
     #[test]

@@ -1085,6 +1085,20 @@ fn type_of(m: &Methodology, embedder: &TableEmbedder, answer: &str, label: &str)
         .clone()
 }
 
+/// From a live meal-kit interview: "it eats half the weekend" (batch cooking) was a setting of
+/// the job, and the next struggle question asked about "freeze portions" instead.
+#[test]
+fn time_a_solution_eats_up_is_a_struggle() {
+    let m = methodology("jobs_to_be_done");
+    // The embedding would place it with the settings, as it did live.
+    let embedder = TableEmbedder::new(&m, &[("eats half the weekend", "job_context")]);
+    let answer = "Now we batch cook on Sundays. It eats half the weekend.";
+    assert_eq!(
+        type_of(&m, &embedder, answer, "eats half the weekend"),
+        "pain_point"
+    );
+}
+
 /// From a live jobs interview on coffee: "I've thought about a machine so I'm never stuck
 /// without coffee" was coded a struggle and asked "What have you tried so far to get around
 /// …?". A struggle denied is what the respondent is after; one they still meet stays one.

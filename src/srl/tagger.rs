@@ -458,8 +458,9 @@ impl Ctx<'_> {
         // "awake enough to actually help": an adverb may split the infinitive.
         let split = words::looks_adverbial(next) && base(self.norm_at(self.i + 2));
         let base_verb = base(next) || split;
+        // "tried not to shout": a denial may stand between the verb and its infinitive.
         let after_catenative = self
-            .prev_skipping(|t| t == Tag::Adv)
+            .prev_skipping(|t| matches!(t, Tag::Adv | Tag::Neg))
             .filter(|&p| self.tag_at(p) == Tag::Verb)
             .is_some_and(|p| words::is_catenative(&lexicon::lemma(self.norm_at(p))));
         let open_word = !next.is_empty()

@@ -1074,6 +1074,31 @@ fn a_denial_that_opens_a_concept_denies_the_feeling_at_its_end() {
     assert!(guilt.is_some_and(|c| c.stance == 1), "{e:?}");
 }
 
+#[test]
+fn a_denial_before_an_infinitive_stays_with_what_is_kept_from() {
+    // "I tried not to shout at the kids" read "tried to shout at the kids": the denial stood
+    // after "tried", and "to" had become a preposition.
+    let m = methodology("means_end_chain");
+    let embedder = TableEmbedder::new(&m, &[("not shout at the kids", "psychosocial_consequence")]);
+    for (answer, label) in [
+        ("I tried not to shout at the kids.", "not shout at the kids"),
+        (
+            "So we decided not to renew the contract.",
+            "not renew the contract",
+        ),
+    ] {
+        let e = extract(&m, &embedder, "", answer, &TurnContext::default());
+        let labels: Vec<&str> = e.concepts.iter().map(|c| c.label.as_str()).collect();
+        assert!(labels.contains(&label), "{answer}: {labels:?}");
+        assert!(
+            !labels
+                .iter()
+                .any(|l| l.contains("to shout") || l.starts_with("renew")),
+            "{answer}: {labels:?}"
+        );
+    }
+}
+
 /// The type the offline extractor gives the concept of `answer` whose label contains `label`.
 fn type_of(m: &Methodology, embedder: &TableEmbedder, answer: &str, label: &str) -> String {
     let e = extract(m, embedder, "", answer, &TurnContext::default());

@@ -218,24 +218,18 @@ impl Reader<'_> {
         {
             parts.push(self.through_relative_pronoun(s, &predicate));
         }
-        if frame.negated {
-            parts.extend(
-                frame
-                    .arguments
-                    .iter()
-                    .filter(|a| a.role == ArgRole::Neg && a.span.end <= frame.predicate.start)
-                    .map(|a| self.merely(self.range(&a.span))),
-            );
-        }
+        parts.extend(self.denials_before(frame));
         let predicate = self.with_degree(predicate);
         let tail = self.contiguous(&after, predicate.end, linking);
         let origin = self.clause_origin(&predicate, tail.is_empty());
         parts.push(predicate.clone());
         parts.extend(tail);
         self.drop_time_ago(&mut parts);
+        let at = predicate.start;
         let main = self
             .phrase(&parts, predicate, origin)
-            .filter(|p| p.words.len() >= 2);
+            .filter(|p| p.words.len() >= 2)
+            .map(|p| self.with_infinitive_denial(p, at));
         let subject = if separate { subject_phrase() } else { None };
         FramePhrases::new(subject, main, setting)
     }
@@ -908,6 +902,31 @@ impl Reader<'_> {
 
     /// A denial with the "just" after it ("not just surviving the shifts"): merely that, which
     /// the respondent does not deny.
+    /// `p`, denied when its verb (at `i`) is an infinitive denied before its "to" ("I tried
+    /// not to shout", "she told me not to worry"): what the respondent keeps from doing.
+    fn with_infinitive_denial(&self, mut p: Phrase, i: usize) -> Phrase {
+        let at = |back: usize| i.checked_sub(back).and_then(|k| self.word(k));
+        if at(1).is_some_and(|w| w.class == WordClass::Infinitive)
+            && at(2).is_some_and(|w| matches!(w.norm.as_str(), "not" | "never"))
+        {
+            p.deny();
+        }
+        p
+    }
+
+    /// The words of `frame`'s denials before its verb ("not", "just not"), when it is denied.
+    fn denials_before(&self, frame: &SrlFrame) -> Vec<Range<usize>> {
+        if !frame.negated {
+            return Vec::new();
+        }
+        frame
+            .arguments
+            .iter()
+            .filter(|a| a.role == ArgRole::Neg && a.span.end <= frame.predicate.start)
+            .map(|a| self.merely(self.range(&a.span)))
+            .collect()
+    }
+
     fn merely(&self, neg: Range<usize>) -> Range<usize> {
         let just = self
             .word(neg.end)

@@ -248,8 +248,10 @@ const NEGATIVE_AFFECT_VERBS: &str = "annoy bother irritate frustrate nag bug wor
 const POSITIVE_AFFECT_VERBS: &str = "please delight excite thrill cheer reassure comfort \
     calm relax relieve";
 
-/// Fixed phrases of talk that carry no content ("to be honest", "thank god", "full stop").
-pub(super) const FILLER_PHRASES: [&str; 22] = [
+/// Fixed phrases of talk that carry no content ("to be honest", "thank god", "full stop"),
+/// and talk about the talk itself ("if that makes sense", "sorry, tangent", "I can't even
+/// describe it"), which a researcher does not code.
+pub(super) const FILLER_PHRASES: [&str; 38] = [
     "to be honest",
     "of course",
     "step by step",
@@ -272,6 +274,22 @@ pub(super) const FILLER_PHRASES: [&str; 22] = [
     "that 's the word",
     "the right word",
     "a better word",
+    "the word for it",
+    "a word for it",
+    "if that makes sense",
+    "if this makes sense",
+    "if it makes sense",
+    "does that make sense",
+    "funny thing",
+    "serious question",
+    "sorry , tangent",
+    "on a tangent",
+    "can not describe",
+    "can not even describe",
+    "can not really describe",
+    "can not explain",
+    "can not even explain",
+    "can not really explain",
 ];
 
 fn listed(list: &str, word: &str) -> bool {

@@ -2026,6 +2026,40 @@ mod tests {
             let l = labels(answer);
             assert!(!l.iter().any(|l| l == empty), "{answer}: {l:?}");
         }
+        // Rounds 4 to 6: talk about the talk was coded ("makes sense", "tangent", "word",
+        // "serious question", "not explain", "not describe", "funny thing").
+        for (answer, kept) in [
+            (
+                "I don't know if this makes sense. I was a teacher before.",
+                Some("teacher"),
+            ),
+            (
+                "Sorry, tangent. I suppose it's about not disappearing.",
+                Some("disappearing"),
+            ),
+            (
+                "Independence, maybe, that's probably the word for it.",
+                Some("independence"),
+            ),
+            ("I can't really explain that one.", None),
+            (
+                "Is that a serious question? We had a bump on the ring road.",
+                Some("bump"),
+            ),
+            ("She sheds like, I can't even describe it.", None),
+        ] {
+            let l = labels(answer);
+            let talk = [
+                "sense", "tangent", "word", "explain", "describe", "question",
+            ];
+            assert!(
+                !l.iter().any(|l| talk.iter().any(|t| l.contains(t))),
+                "{answer}: {l:?}"
+            );
+            if let Some(kept) = kept {
+                assert!(l.iter().any(|l| l.contains(kept)), "{answer}: {l:?}");
+            }
+        }
     }
 
     #[test]

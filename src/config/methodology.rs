@@ -278,6 +278,12 @@ pub struct Strategy {
     /// every focus.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub negative_focus_templates: Vec<String>,
+    /// Phrasings for a focus the respondent spoke well of (stance +1: "had someone in my
+    /// corner", "worth more than the whole handbook"), where "What did it cost you?" or "What
+    /// would you do differently?" would presume it went wrong. Node-bound strategies only;
+    /// without them, `question_templates` serve every focus.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub positive_focus_templates: Vec<String>,
 }
 
 impl Strategy {
@@ -290,17 +296,20 @@ impl Strategy {
     }
 
     /// The phrasings for a focus with this stance: the negative ones for a focus the
-    /// respondent spoke against when the strategy has them, its question templates otherwise.
+    /// respondent spoke against and the positive ones for a focus they spoke well of, when
+    /// the strategy has them; its question templates otherwise.
     pub fn templates_for(&self, stance: i8) -> &[String] {
         if stance < 0 && !self.negative_focus_templates.is_empty() {
             &self.negative_focus_templates
+        } else if stance > 0 && !self.positive_focus_templates.is_empty() {
+            &self.positive_focus_templates
         } else {
             &self.question_templates
         }
     }
 
     /// Every phrasing of the strategy with the key it sits under:
-    /// `("question_templates", j, text)`, then the negative-focus ones.
+    /// `("question_templates", j, text)`, then the negative-focus and positive-focus ones.
     pub fn all_templates(&self) -> impl Iterator<Item = (&'static str, usize, &str)> {
         let plain = self
             .question_templates
@@ -312,7 +321,12 @@ impl Strategy {
             .iter()
             .enumerate()
             .map(|(j, t)| ("negative_focus_templates", j, t.as_str()));
-        plain.chain(negative)
+        let positive = self
+            .positive_focus_templates
+            .iter()
+            .enumerate()
+            .map(|(j, t)| ("positive_focus_templates", j, t.as_str()));
+        plain.chain(negative).chain(positive)
     }
 }
 
@@ -514,12 +528,18 @@ impl Methodology {
                     problems.push(Problem::new(format!("strategies[{i}].{key}[{j}]"), reason));
                 }
             }
-            if !focus_allowed && !s.negative_focus_templates.is_empty() {
-                problems.push(Problem::new(
-                    format!("strategies[{i}].negative_focus_templates"),
-                    "only a node-bound strategy has a focus to speak against \
-                     (node_binding: none here)",
-                ));
+            let stanced = [
+                ("negative_focus_templates", &s.negative_focus_templates),
+                ("positive_focus_templates", &s.positive_focus_templates),
+            ];
+            for (key, templates) in stanced {
+                if !focus_allowed && !templates.is_empty() {
+                    problems.push(Problem::new(
+                        format!("strategies[{i}].{key}"),
+                        "only a node-bound strategy has a focus to speak of \
+                         (node_binding: none here)",
+                    ));
+                }
             }
         }
     }
@@ -805,6 +825,32 @@ mod tests {
         assert!(problems[0].contains("negative_focus_templates[0]") && problems[0].contains("'?'"));
         assert!(
             problems[1].contains("negative_focus_templates") && problems[1].contains("node-bound")
+        );
+    }
+
+    #[test]
+    fn a_positive_focus_gets_its_own_phrasings_on_node_bound_strategies_only() {
+        let m = parse(&format!(
+            "{BASE}  - name: outcome\n    signal_weights: {{}}\n    question_templates: \
+             [\"What did {{focus}} cost you?\"]\n    positive_focus_templates: \
+             [\"What did {{focus}} make possible?\"]\n"
+        ));
+        assert!(m.validate(&FakeSignals).is_empty());
+        let outcome = &m.strategies[0];
+        assert_eq!(
+            outcome.templates_for(1),
+            ["What did {focus} make possible?"]
+        );
+        assert_eq!(outcome.templates_for(0), ["What did {focus} cost you?"]);
+        assert_eq!(outcome.templates_for(-1), outcome.templates_for(0));
+
+        let problems = problems_of(&format!(
+            "{BASE}  - name: broad\n    node_binding: none\n    signal_weights: {{}}\n    \
+             positive_focus_templates: [\"What went well with {{topic}}?\"]\n"
+        ));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("positive_focus_templates") && problems[0].contains("node-bound")
         );
     }
 

@@ -80,8 +80,10 @@ pub struct FollowUpInput<'a> {
     pub strategy: &'a Strategy,
     /// What the question is about (see [`QuestionFocus`]).
     pub focus: QuestionFocus<'a>,
-    /// The focus node's stance (−1 when the respondent spoke against it, 0 without a node):
-    /// a negative focus gets the strategy's `negative_focus_templates`, and the model is told.
+    /// The focus node's stance (−1 when the respondent spoke against it, +1 when they spoke
+    /// well of it, 0 without a node): a negative focus gets the strategy's
+    /// `negative_focus_templates`, a positive one its `positive_focus_templates`, and the
+    /// model is told.
     pub focus_stance: i8,
     /// The recent conversation, already bounded by
     /// [`conversation_window`](super::conversation_window).
@@ -186,6 +188,11 @@ fn follow_up_user(input: &FollowUpInput<'_>) -> String {
                 p.push_str(
                     "The respondent spoke of it as something negative: do not ask what it \
                      gives them or why it is important; ask how it affects them.\n",
+                );
+            } else if input.focus_stance > 0 {
+                p.push_str(
+                    "The respondent spoke well of it: do not ask what it cost them or what \
+                     went wrong with it.\n",
                 );
             }
             p.push('\n');

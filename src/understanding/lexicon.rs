@@ -102,7 +102,8 @@ const POSITIVE: &str = "like likes liked love loves loved enjoy enjoys enjoyed g
     better best nice lovely tasty delicious creamy smooth happy glad pleased treat treated \
     patient calm relaxed relieved relief helpful easy easier reliable fresh healthy healthier \
     comfortable convenient perfect excellent fantastic amazing wonderful brilliant fun \
-    proud confident safe secure satisfied well care cares cared benefit worth";
+    proud confident safe secure satisfied well care cares cared benefit worth welcome \
+    welcomed included supported valued grateful thankful belonged";
 
 /// Negative affect.
 const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoyed \
@@ -117,7 +118,8 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     drained tedious chore faff binned binning shout shouted shouting yelled yelling resentful \
     resented shattered miserable loud loudly noisy wrecked crash crashed crashing jittery \
     leak leaks leaked leaking spilt spilled \
-    foggy groggy chaos chaotic ridiculous sleepy";
+    foggy groggy chaos chaotic ridiculous sleepy invisible afterthought ignored forgotten \
+    embarrassed embarrassing awkward mortified mortifying humiliated humiliating gutted";
 
 /// Affect words strong enough to move valence by two steps at once.
 const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \
@@ -548,7 +550,13 @@ pub(super) fn affect(words: &[&str]) -> i32 {
         .windows(3)
         .filter(|w| matches!(w, ["out", "of", "control"] | ["of", "my" | "our", "depth"]))
         .count();
-    total - i32::try_from(adrift + time_eaten(words)).unwrap_or(0)
+    // "someone in my corner": on the respondent's side.
+    let backed = words
+        .windows(3)
+        .filter(|w| matches!(w, ["in", "my" | "our", "corner"]))
+        .count();
+    total + i32::try_from(backed).unwrap_or(0)
+        - i32::try_from(adrift + time_eaten(words)).unwrap_or(0)
 }
 
 /// [`time_eaten`] of owned words: whether they say time was eaten up.
@@ -662,6 +670,13 @@ mod tests {
         // The same interview: "it eats half the weekend" was typed a setting of the job.
         assert_eq!(affect(&["eats", "half", "the", "weekend"]), -1);
         assert_eq!(affect(&["eat", "dinner", "in", "the", "evening"]), 0);
+        // A headless onboarding incident: "like an afterthought", "invisible" and "someone in
+        // my corner" were neutral, and "had someone in my corner" was asked "what would you
+        // do differently?".
+        assert_eq!(affect(&["feel", "like", "an", "afterthought"]), -1);
+        assert_eq!(affect(&["feel", "invisible"]), -1);
+        assert_eq!(affect(&["had", "someone", "in", "my", "corner"]), 1);
+        assert_eq!(affect(&["in", "the", "corner"]), 0);
     }
 
     #[test]

@@ -679,6 +679,18 @@ fn closed_class(w: &str, ctx: &Ctx<'_>) -> Option<Tag> {
         // "listen to her going on about her day", "she went on and on": going on is talking
         // or keeping at it, not a place ("stuff going on" is left as it was).
         Tag::Part
+    } else if matches!(w, "in" | "on" | "out")
+        && ctx.prev().is_some_and(|p| {
+            ctx.tag_at(p) == Tag::Verb
+                && matches!(
+                    lexicon::lemma(ctx.norm_at(p)).as_str(),
+                    "log" | "sign" | "clock" | "check"
+                )
+        })
+        && !words::is_determiner(ctx.next_norm())
+    {
+        // "I couldn't log in", "signed in with my old password": getting into a system.
+        Tag::Part
     } else if w == "after"
         && ctx
             .prev()

@@ -336,7 +336,7 @@ const CATENATIVE: &str = "\
     want need try like love hate prefer start begin decide plan hope expect learn choose \
     manage refuse agree afford seem tend remember forget wish mean intend continue promise \
     offer attempt prepare struggle fail aim enjoy avoid finish stop keep quit mind miss \
-    consider recommend suggest imagine practise practice";
+    consider recommend suggest imagine practise practice bother";
 
 /// Verbs taking a to-infinitive or gerund as their `ARG1` ("want to save", "love cooking").
 pub(super) fn is_catenative(lemma: &str) -> bool {

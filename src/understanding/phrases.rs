@@ -186,6 +186,7 @@ pub(super) fn find(answer: &str, words: &[TaggedWord], analysis: &SrlAnalysis) -
             && !answers_yes_or_no(frame))
             || reader.says_nothing(frame)
             || has_it_done(frame, &analysis.srl_frames)
+            || bothers_to(frame)
         {
             continue;
         }
@@ -361,8 +362,8 @@ fn against_what_was_tried(analysis: &SrlAnalysis, list: &mut [Phrase]) {
 
 /// Verbs whose denial is the denial of the clause after them ("I don't think it's worth it"
 /// says it is not worth it; "I never let it drop below a third", that it does not drop).
-const RAISING_VERBS: [&str; 7] = [
-    "think", "feel", "believe", "reckon", "suppose", "want", "let",
+const RAISING_VERBS: [&str; 8] = [
+    "think", "feel", "believe", "reckon", "suppose", "want", "let", "bother",
 ];
 
 /// A denied raising verb waiting for the clause its denial belongs to ("I don't feel like
@@ -622,6 +623,19 @@ fn set_against(frame: &crate::srl::SrlFrame, answer: &str) -> bool {
             && before.ends_with(',')
             && wanting
     })
+}
+
+/// "I didn't bother turning up", "never bothered to check": the verb only carries the denial
+/// (raised to what follows, see [`RAISING_VERBS`]); what was not done is the concept.
+fn bothers_to(frame: &crate::srl::SrlFrame) -> bool {
+    frame.lemma == "bother"
+        && frame.arguments.iter().any(|a| {
+            a.role == ArgRole::Arg1
+                && a.span.text.split_whitespace().next().is_some_and(|w| {
+                    let w = w.to_lowercase();
+                    w == "to" || w.ends_with("ing")
+                })
+        })
 }
 
 /// "The box had everything weighed out", "I had my hair cut": "have" with what was done for
@@ -1977,6 +1991,37 @@ mod tests {
         );
         // A place is no state.
         assert_eq!(labels("I sat in the top bunk."), ["sat in the top bunk"]);
+    }
+
+    #[test]
+    fn getting_into_a_system_and_not_bothering_read_as_said() {
+        // A headless onboarding incident: "I couldn't log in" read "not log", and "I'd not
+        // bothered turning up to the welcome call" read "not bothered turning".
+        for (answer, label) in [
+            (
+                "Then I couldn't log in because the account wasn't set up.",
+                "not log in",
+            ),
+            (
+                "I signed in with my old password.",
+                "signed in with my old password",
+            ),
+            (
+                "They thought I'd not bothered turning up to the welcome call.",
+                "not turning up to the welcome call",
+            ),
+            (
+                "I never bothered to check the email.",
+                "not check the email",
+            ),
+        ] {
+            let l = labels(answer);
+            assert!(l.iter().any(|l| l == label), "{answer}: {l:?}");
+            assert!(
+                !l.iter().any(|l| l.ends_with("bothered")),
+                "{answer}: {l:?}"
+            );
+        }
     }
 
     #[test]

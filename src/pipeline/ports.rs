@@ -263,6 +263,8 @@ impl Ports<'_> {
                 about.iter().map(String::as_str).collect::<Vec<_>>(),
             )
         });
+        // What the model was given: a thing its question names must come from somewhere.
+        let given = format!("{}\n{}", request.system, request.user);
         // Read once: neither attempt adds a question to the store.
         let asked = self.asked_questions(turn);
         let mut calls = Vec::new();
@@ -294,6 +296,7 @@ impl Ports<'_> {
                                         said,
                                         about,
                                         topic: self.spec.concept.topic(),
+                                        prompt: &given,
                                     },
                                 )
                                 .map_err(|p| p.to_string()),

@@ -272,6 +272,10 @@ pub enum RelevanceProblem {
     /// up nothing the respondent said.
     #[error("names only the topic, nothing the respondent said")]
     OnlyTheTopic,
+    /// A thing named that appears nowhere in what the model was given, the answers or the
+    /// concepts ("How do you feel afterwards after a promotion?" when no one spoke of one).
+    #[error("brings in '{word}', which nobody said")]
+    Unheard { word: String },
 }
 
 /// What a small model's question may refer to.
@@ -285,7 +289,68 @@ pub struct Anchors<'a> {
     /// The topic alone (also in `about`). Once `said` holds an answer, a question must share a
     /// word with it or with a concept's label other than the topic's words.
     pub topic: &'a str,
+    /// What the model was given (its system and user prompt). A noun of the question must
+    /// come from here, from `said` or `about`, or be one of an interviewer's own
+    /// ([`INTERVIEW_NOUNS`]). Empty skips the rule.
+    pub prompt: &'a str,
 }
+
+/// Nouns any interviewer may use without the respondent having said them.
+const INTERVIEW_NOUNS: &[&str] = &[
+    "time",
+    "times",
+    "moment",
+    "moments",
+    "day",
+    "days",
+    "week",
+    "way",
+    "ways",
+    "thing",
+    "things",
+    "experience",
+    "experiences",
+    "situation",
+    "example",
+    "reason",
+    "reasons",
+    "difference",
+    "life",
+    "people",
+    "person",
+    "someone",
+    "something",
+    "anything",
+    "everything",
+    "feeling",
+    "feelings",
+    "part",
+    "kind",
+    "sort",
+    "side",
+    "idea",
+    "point",
+    "mind",
+    "sense",
+    "place",
+    "instance",
+    "occasion",
+    "story",
+    "start",
+    "end",
+    "result",
+    "change",
+    "changes",
+    "others",
+    "help",
+    "matter",
+    "question",
+    "today",
+    "lot",
+    "bit",
+    "future",
+    "past",
+];
 
 /// Checks a small model's `question` against what the interview is about.
 pub fn check_small_model_question(
@@ -374,11 +439,38 @@ pub fn check_small_model_question(
     if !on_topic {
         return Err(RelevanceProblem::OffTopic);
     }
-    if said.is_empty() || takes_up_more_than_the_topic(&words, anchors.topic, &said, &about) {
-        Ok(())
-    } else {
-        Err(RelevanceProblem::OnlyTheTopic)
+    if !(said.is_empty() || takes_up_more_than_the_topic(&words, anchors.topic, &said, &about)) {
+        return Err(RelevanceProblem::OnlyTheTopic);
     }
+    match unheard_noun(question, &anchor_words, anchors.prompt) {
+        Some(word) => Err(RelevanceProblem::Unheard { word }),
+        None => Ok(()),
+    }
+}
+
+/// The first noun of `question` (read by the offline tagger) that shares no stem with an
+/// anchor word or a word of `prompt` and is not one of [`INTERVIEW_NOUNS`]. None without a
+/// prompt.
+fn unheard_noun(question: &str, anchor_words: &[String], prompt: &str) -> Option<String> {
+    if prompt.trim().is_empty() {
+        return None;
+    }
+    let given: Vec<String> = words_of(&prompt.to_lowercase())
+        .into_iter()
+        .filter(|w| is_content(w))
+        .collect();
+    crate::srl::tag_words(question)
+        .into_iter()
+        .filter(|w| w.class == crate::srl::WordClass::Noun)
+        .map(|w| w.norm)
+        .find(|w| {
+            is_content(w)
+                && w.chars().all(char::is_alphabetic)
+                && !INTERVIEW_NOUNS.contains(&w.as_str())
+                && !anchor_words.iter().chain(&given).any(|a| {
+                    a == w || a.trim_end_matches('s') == w.trim_end_matches('s') || same_stem(w, a)
+                })
+        })
 }
 
 /// Narration of the interview ("the person's response", also spoken loosely: "Are you just
@@ -690,6 +782,7 @@ mod tests {
         said: SAID,
         about: ABOUT,
         topic: "oat milk as an alternative to dairy milk",
+        prompt: "",
     };
 
     type Expected = fn(&RelevanceProblem) -> bool;
@@ -702,6 +795,7 @@ mod tests {
             said: &said,
             about: &about,
             topic: "oat milk",
+            prompt: "",
         };
         let check = |q: &str| check_small_model_question(q, anchors);
         // A tmux run on the local model: the label quoted without its last word.
@@ -903,6 +997,49 @@ mod tests {
     /// Seen in a live interview after a laddering answer ("I want to be the kind of person
     /// others can count on"): a closed question about the topic in general.
     #[test]
+    fn a_thing_no_one_spoke_of_is_refused() {
+        // The terminal app on the local model, in a remote onboarding incident: "How do you
+        // feel afterwards after a promotion?" when no one had spoken of a promotion.
+        let said = ["It made me feel like an afterthought. I read the handbook, page by page."];
+        let about = ["starting a new job remotely", "feel like an afterthought"];
+        let prompt = "Strategy: probe_outcome. Ask how the incident ended, what it cost the \
+                      respondent in time, money or plans, how they felt afterwards.";
+        let anchors = Anchors {
+            said: &said,
+            about: &about,
+            topic: about[0],
+            prompt,
+        };
+        assert_eq!(
+            check_small_model_question("How do you feel afterwards after a promotion?", anchors),
+            Err(RelevanceProblem::Unheard {
+                word: "promotion".to_owned()
+            })
+        );
+        for question in [
+            // A short word shares no stem of four letters: it is matched whole.
+            "How did you feel about the pages of the handbook?",
+            "What did feeling like an afterthought cost you in time or plans?",
+            "Can you tell me about a moment when you felt like an afterthought?",
+        ] {
+            assert_eq!(
+                check_small_model_question(question, anchors),
+                Ok(()),
+                "{question}"
+            );
+        }
+        // Without the prompt the rule is not applied.
+        let bare = Anchors {
+            prompt: "",
+            ..anchors
+        };
+        assert_eq!(
+            check_small_model_question("How do you feel afterwards after a promotion?", bare),
+            Ok(())
+        );
+    }
+
+    #[test]
     fn a_question_about_the_topic_alone_fails_once_the_respondent_has_answered() {
         let said = ["I want to be the kind of person others can count on."];
         let about = ["oat milk as an alternative to dairy milk", "calmer manager"];
@@ -910,6 +1047,7 @@ mod tests {
             said: &said,
             about: &about,
             topic: about[0],
+            prompt: "",
         };
         for question in [
             "Are you interested in exploring the world of oat milk?",

@@ -46,6 +46,12 @@ const NARRATION: &[&str] = &[
     "the topic",
     "a topic",
     "ready to ask",
+    // Asking whether the interview may go on, once it is under way ("Are you ready to talk
+    // about your experience starting a new job remotely?", seen after a second answer).
+    "ready to talk",
+    "ready to share",
+    "ready to start",
+    "ready to begin",
     "interviewer",
     "you asked me",
     // The model answering as the respondent, or telling the respondent what to ask.
@@ -866,6 +872,10 @@ mod tests {
             (
                 "How would you describe the question you were just asked about oat milk?",
                 |p| matches!(p, RelevanceProblem::Narration { .. }),
+            ),
+            (
+                "Are you ready to talk about your experience with oat milk in your latte?",
+                |p| matches!(p, RelevanceProblem::Narration { phrase } if phrase == "ready to talk"),
             ),
             (
                 "In the world of food, there is one thing that has changed in my life?",

@@ -46,7 +46,7 @@ const NARRATION: &[&str] = &[
     "the topic",
     "a topic",
     "ready to ask",
-    // Asking whether the interview may go on, once it is under way ("Are you ready to talk
+    // Asking whether the interview may begin, which it already has ("Are you ready to talk
     // about your experience starting a new job remotely?", seen after a second answer).
     "ready to talk",
     "ready to share",

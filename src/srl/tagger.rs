@@ -120,6 +120,28 @@ impl Ctx<'_> {
             .find(|&k| !skip(self.tag_at(k)))
     }
 
+    /// "I got to the top and sort of froze", "I kind of panicked": "sort of" or "kind of"
+    /// before a verb in the past or in "-ing" hedges it, where "a sort of path" names a kind.
+    fn in_hedge(&self, w: &str) -> bool {
+        let verb_form = |k: usize| {
+            let n = self.norm_at(k);
+            n.ends_with("ed")
+                || lexicon::verb(n).is_some_and(|r| r.form == Form::Past || r.form == Form::Ing)
+        };
+        let no_determiner = |k: Option<usize>| {
+            k.is_none_or(|d| !matches!(self.tag_at(d), Tag::Det | Tag::Adj | Tag::Num))
+        };
+        match w {
+            "sort" | "kind" => {
+                self.next_norm() == "of" && verb_form(self.i + 2) && no_determiner(self.prev())
+            }
+            "of" => self.prev().is_some_and(|p| {
+                matches!(self.norm_at(p), "sort" | "kind") && self.tag_at(p) == Tag::Adv
+            }),
+            _ => false,
+        }
+    }
+
     fn prev(&self) -> Option<usize> {
         self.i.checked_sub(1).filter(|p| *p >= self.sentence.start)
     }
@@ -137,6 +159,9 @@ impl Ctx<'_> {
     }
 
     fn word(&self, w: &str, capitalised: bool) -> Tag {
+        if self.in_hedge(w) {
+            return Tag::Adv;
+        }
         if let Some(tag) = self.contextual(w).or_else(|| closed_class(w, self)) {
             return tag;
         }

@@ -421,10 +421,12 @@ impl Raised {
         let start = frame.predicate.start;
         let gap = answer.get(self.end..start).unwrap_or_default();
         // "I didn't have to think, I just followed the card": a comma right after the verb
-        // closes its clause.
+        // closes its clause; "I couldn't think. I was pacing up and down": so does a
+        // sentence's end.
         let reaches = start >= self.end
             && start - self.end <= RAISED_NEGATION_BYTES
             && !gap.trim_start().starts_with(',')
+            && !gap.contains(['.', '!', '?', ';'])
             && opens_complement(gap)
             && !frame.negated;
         match (reaches, self.want && names_someone_else(gap)) {
@@ -2022,6 +2024,54 @@ mod tests {
                 "{answer}: {l:?}"
             );
         }
+    }
+
+    #[test]
+    fn how_the_speaker_was_and_what_they_stopped_read_as_said() {
+        // Round 4's reactions: "I was exhausted" and "I was gobsmacked" gave nothing, "and sort
+        // of froze" a verb "sort"; "we stopped talking properly" lost "stopped", and "I
+        // couldn't think. I was pacing up and down" read "not pacing up".
+        for (answer, label) in [
+            (
+                "I was exhausted, my dad was getting wound up, so I just paid it.",
+                "exhausted",
+            ),
+            (
+                "She cancelled the bill there and then. I was gobsmacked.",
+                "gobsmacked",
+            ),
+            ("We stopped talking properly.", "stopped talking properly"),
+            (
+                "I stopped going to the gym in March.",
+                "stopped going to the gym",
+            ),
+            (
+                "I couldn't think. I was pacing up and down the room.",
+                "pacing up",
+            ),
+        ] {
+            let l = labels(answer);
+            assert!(l.iter().any(|l| l.starts_with(label)), "{answer}: {l:?}");
+            assert!(
+                !l.iter().any(|l| l.starts_with("not pacing")),
+                "{answer}: {l:?}"
+            );
+        }
+        let froze = crate::srl::tag_words("I got to the top and sort of froze.");
+        let verb = |w: &str| {
+            froze
+                .iter()
+                .any(|t| t.norm == w && t.class == WordClass::Verb)
+        };
+        assert!(verb("froze") && !verb("sort"), "{froze:?}");
+        // Done to them, with who did it: still a verb.
+        let delayed = crate::srl::tag_words("We were delayed by the storm.");
+        assert!(
+            delayed
+                .iter()
+                .any(|t| t.norm == "delayed" && t.class == WordClass::Verb),
+            "{delayed:?}"
+        );
     }
 
     #[test]

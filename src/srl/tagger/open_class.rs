@@ -163,11 +163,26 @@ impl Ctx<'_> {
         let verb = if lexicon::is_do(a) || lexicon::is_modal(a) {
             form == Form::Base || (a == "'d" && form.participial())
         } else if lexicon::is_be(a) {
+            if participle && self.speakers_state(p) {
+                return Tag::Adj;
+            }
             form == Form::Ing || participle
         } else {
             participle || form == Form::Past
         };
         if verb { Tag::Verb } else { Tag::Noun }
+    }
+
+    /// "I was exhausted, my dad was getting wound up", "I was gobsmacked.": a regular
+    /// participle that ends its clause after "I/we" and "be" is how the speaker was, not
+    /// something done to them. `p` is the form of "be".
+    fn speakers_state(&self, p: usize) -> bool {
+        let word = self.norm_at(self.i);
+        let ends = matches!(self.next_norm(), "" | "," | "." | "!" | ";" | "and" | "but");
+        let speaker = p
+            .checked_sub(1)
+            .is_some_and(|s| matches!(self.norm_at(s), "i" | "we"));
+        word.ends_with("ed") && ends && speaker
     }
 
     /// After a noun in a clause without a verb, an inflected form is the verb ("the battery
@@ -299,6 +314,12 @@ impl Ctx<'_> {
                 )
             });
         if compound_participle {
+            return Tag::Adj;
+        }
+        let be = self
+            .prev_skipping(|t| t == Tag::Adv)
+            .filter(|&p| self.tag_at(p) == Tag::Aux && lexicon::is_be(self.norm_at(p)));
+        if be.is_some_and(|p| self.speakers_state(p)) {
             return Tag::Adj;
         }
         if verb_slot {

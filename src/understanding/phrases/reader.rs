@@ -160,7 +160,10 @@ impl Reader<'_> {
             // "makes my coffee feel like a treat": the governed verb has a frame of its own.
             return FramePhrases::new(subject_phrase(), None, setting);
         }
-        if lexicon::is_content_causative(lemma) && governs_verb {
+        if lexicon::is_content_causative(lemma)
+            && governs_verb
+            && !self.ceases(lemma, object.as_ref())
+        {
             // "kept making me miss the train": an aspect of the governed verb.
             return FramePhrases::new(subject_phrase(), None, setting);
         }
@@ -434,6 +437,16 @@ impl Reader<'_> {
             end = Some(r.end);
         }
         self.phrase(&rest, 0..0, Origin::Predicate)
+    }
+
+    /// "We stopped talking properly", "I stopped going to the gym": "stop" with an
+    /// "-ing" verb right after it says the doing ended, and stays in the label (where "it
+    /// stops me worrying" brings the respondent to what follows).
+    fn ceases(&self, lemma: &str, object: Option<&Range<usize>>) -> bool {
+        lemma == "stop"
+            && object
+                .and_then(|r| self.word(r.start))
+                .is_some_and(|w| w.norm.ends_with("ing") && w.class == WordClass::Verb)
     }
 
     /// `range` is "the feeling", "a sense" or "the impression" right before a "that" clause.

@@ -134,6 +134,7 @@ const IRREGULAR: &[(&str, &str, &str)] = &[
     ("fall", "fell", "fallen"),
     ("forgive", "forgave", "forgiven"),
     ("freeze", "froze", "frozen"),
+    ("wind", "wound", "wound"),
     ("hide", "hid", "hidden"),
     ("shake", "shook", "shaken"),
     ("mistake", "mistook", "mistaken"),

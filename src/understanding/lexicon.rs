@@ -119,7 +119,7 @@ const NEGATIVE: &str = "hate hates hated dislike bad worse worst annoying annoye
     resented shattered miserable loud loudly noisy wrecked crash crashed crashing jittery \
     leak leaks leaked leaking spilt spilled \
     foggy groggy chaos chaotic ridiculous sleepy invisible afterthought ignored forgotten \
-    embarrassed embarrassing awkward mortified mortifying humiliated humiliating gutted";
+    embarrassed embarrassing awkward mortified mortifying humiliated humiliating gutted wound";
 
 /// Affect words strong enough to move valence by two steps at once.
 const STRONG_AFFECT: &str = "love loves loved hate hates hated amazing fantastic wonderful \

@@ -2042,6 +2042,10 @@ mod tests {
             ),
             ("We stopped talking properly.", "stopped talking properly"),
             (
+                "My dad was getting wound up, so I just paid it.",
+                "dad getting wound up",
+            ),
+            (
                 "I stopped going to the gym in March.",
                 "stopped going to the gym",
             ),
